@@ -1,0 +1,54 @@
+// Bundles the extension, the CLI and the panel front end with esbuild.
+// `node scripts/build.mjs [--watch] [--production]`
+import * as esbuild from 'esbuild';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+const common = {
+  bundle: true,
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'info',
+  absWorkingDir: root,
+};
+
+const targets = [
+  {
+    ...common,
+    entryPoints: ['src/extension.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    // vscode is provided by the host; the native driver is loaded at run time and may be absent.
+    external: ['vscode', 'better-sqlite3', 'node:sqlite'],
+  },
+  {
+    ...common,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['better-sqlite3', 'node:sqlite'],
+  },
+  {
+    ...common,
+    entryPoints: ['webview/src/main.ts'],
+    outfile: 'dist/webview.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  },
+].filter((t) => existsSync(join(root, t.entryPoints[0])));
+
+if (watch) {
+  for (const t of targets) (await esbuild.context(t)).watch();
+} else {
+  await Promise.all(targets.map((t) => esbuild.build(t)));
+}

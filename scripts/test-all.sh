@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# `npm test`: every kind of test, in order of cost. Fails on the first failing layer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== build"
+npx tsc -p .
+node scripts/build.mjs
+
+echo "== unit tests (Node $(node --version), better-sqlite3)"
+node --test --test-reporter=spec "out/test/unit/**/*.test.js"
+
+echo "== python tests"
+python3 -m unittest discover -s test/python -t . -v

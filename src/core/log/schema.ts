@@ -1,0 +1,66 @@
+/**
+ * The event log's SQLite schema and its migrations. The log is the source of truth; everything
+ * else in the database (the FTS index) is derived and can be rebuilt from `events` (+ payloads).
+ *
+ * Readers outside TypeScript (kernel/scroll_ms.py, kernel/scroll_search.py) depend on these
+ * table and column names; change them only with a migration and a matching Python change.
+ */
+
+export const SCHEMA_VERSION = 1;
+
+/** Columns of the FTS5 index, in order. Weights for bm25() live in search/ranking. */
+export const FTS_COLUMNS = ['body', 'code', 'parts', 'headline'] as const;
+
+/**
+ * Tokenizer for the FTS index. `_` is a token character so `user_id` is one token; its parts are
+ * added to the `parts` column by the index-text builder, so both the whole and the parts match.
+ */
+export const FTS_TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '_'";
+
+export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE IF NOT EXISTS scroll_meta(
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+-- AUTOINCREMENT: a seq is never reused, even after a rolled-back or torn write.
+CREATE TABLE IF NOT EXISTS events(
+  seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+  session      TEXT    NOT NULL,
+  kind         TEXT    NOT NULL,
+  role         TEXT    NOT NULL,
+  name         TEXT,
+  content      TEXT    NOT NULL,   -- full text, or a preview when payload IS NOT NULL
+  payload      TEXT,               -- sha256 handle of the full content in the payload store
+  bytes        INTEGER NOT NULL,   -- UTF-8 size of the full content
+  tokens       INTEGER NOT NULL,   -- estimated tokens of the full content
+  ts           TEXT    NOT NULL,   -- ISO 8601 UTC
+  step         INTEGER,
+  tool_call_id TEXT,
+  parent_seq   INTEGER,
+  headline     TEXT,
+  meta         TEXT    NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS events_session_seq ON events(session, seq);
+CREATE INDEX IF NOT EXISTS events_kind_seq ON events(kind, seq);
+CREATE INDEX IF NOT EXISTS events_ts ON events(ts);
+
+-- Append-only, enforced by SQLite itself, whoever the writer is.
+CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'scroll: the event log is append-only (UPDATE refused)'); END;
+CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'scroll: the event log is append-only (DELETE refused)'); END;
+
+-- Derived full-text index; rowid = events.seq. Contentless: the text lives in events/payloads.
+CREATE VIRTUAL TABLE IF NOT EXISTS events_fts USING fts5(
+  body, code, parts, headline,
+  content = '',
+  tokenize = "${"porter unicode61 remove_diacritics 2 tokenchars '_'"}"
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS events_vocab USING fts5vocab(events_fts, 'row');
+`,
+  },
+];

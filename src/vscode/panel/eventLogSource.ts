@@ -1,0 +1,95 @@
+/**
+ * The panel's data source over the workspace `EventLog`. Content, search and sessions come from the
+ * log itself; the two metadata queries (timeline, index) run on a read-only connection of our own
+ * so they select only small columns and never load a session's text or payloads.
+ */
+import { openDatabase, type Database, type Statement } from '../../core/db';
+import type { LogEvent, LogStats, SearchOptions, SearchResult, SessionInfo } from '../../core/types';
+import type { OutlineRow, PanelDataSource, StepCount } from './panelDataSource';
+
+/** The part of `EventLog` the panel uses (EventLog satisfies it structurally). */
+export interface PanelLog {
+  search(query: string, opts?: SearchOptions): SearchResult;
+  get(seq: number): LogEvent | undefined;
+  range(from: number, to: number): LogEvent[];
+  sessions(): SessionInfo[];
+  maxSeq(): number;
+  stats(): LogStats;
+}
+
+function parseMeta(text: unknown): Record<string, unknown> {
+  if (typeof text !== 'string' || !text) return {};
+  try {
+    const v = JSON.parse(text);
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+export class EventLogPanelSource implements PanelDataSource {
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(
+    private readonly log: PanelLog,
+    private readonly meta: Database,
+  ) {}
+
+  /** Opens the metadata connection read-only on the log's own file. */
+  static open(log: PanelLog): EventLogPanelSource {
+    return new EventLogPanelSource(log, openDatabase(log.stats().path, { readonly: true }));
+  }
+
+  private stmt(sql: string): Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.meta.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  search(query: string, opts?: SearchOptions): SearchResult {
+    return this.log.search(query, opts);
+  }
+  get(seq: number): LogEvent | undefined {
+    return this.log.get(seq);
+  }
+  range(from: number, to: number): LogEvent[] {
+    return this.log.range(from, to);
+  }
+  sessions(): SessionInfo[] {
+    return this.log.sessions();
+  }
+  maxSeq(): number {
+    return this.log.maxSeq();
+  }
+
+  outline(session: string, kinds: string[]): OutlineRow[] {
+    if (!kinds.length) return [];
+    const marks = kinds.map(() => '?').join(',');
+    const rows = this.stmt(
+      `SELECT seq, kind, step, ts, meta FROM events WHERE session = ? AND kind IN (${marks}) ORDER BY seq`,
+    ).all(session, ...kinds);
+    return rows.map((r) => ({ seq: Number(r.seq), kind: String(r.kind), step: r.step === null ? null : Number(r.step), ts: String(r.ts), meta: parseMeta(r.meta) }));
+  }
+
+  stepCounts(session: string): StepCount[] {
+    const rows = this.stmt(
+      `SELECT step, MIN(seq) AS firstSeq, COUNT(*) AS n FROM events WHERE session = ? AND step IS NOT NULL GROUP BY step ORDER BY step`,
+    ).all(session);
+    return rows.map((r) => ({ step: Number(r.step), firstSeq: Number(r.firstSeq), events: Number(r.n) }));
+  }
+
+  facets(): { kinds: string[]; roles: string[] } {
+    // DISTINCT over the (kind, seq) index is a skip-scan; roles have no index but few values.
+    const kinds = this.stmt(`SELECT DISTINCT kind FROM events ORDER BY kind`).all().map((r) => String(r.kind));
+    const roles = this.stmt(`SELECT DISTINCT role FROM events ORDER BY role`).all().map((r) => String(r.role));
+    return { kinds, roles };
+  }
+
+  close(): void {
+    this.statements.clear();
+    this.meta.close();
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * What the history panel reads from the log. A narrow, read-only slice of `EventLog` plus two
+ * metadata queries (no content) so the timeline and the index of a 10M-token session never load
+ * the session's text. No `vscode` here: the handler and this interface are tested in plain Node.
+ */
+import type { LogEvent, SearchOptions, SearchResult, SessionInfo } from '../../core/types';
+
+/** An event without its content: enough for the timeline and the eviction index. */
+export interface OutlineRow {
+  seq: number;
+  kind: string;
+  step: number | null;
+  ts: string;
+  meta: Record<string, unknown>;
+}
+
+export interface StepCount {
+  step: number;
+  firstSeq: number;
+  events: number;
+}
+
+export interface PanelDataSource {
+  search(query: string, opts?: SearchOptions): SearchResult;
+  get(seq: number): LogEvent | undefined;
+  /** Events with from ≤ seq ≤ to, full content, in seq order. */
+  range(from: number, to: number): LogEvent[];
+  sessions(): SessionInfo[];
+  maxSeq(): number;
+  /** Metadata of a session's events of the given kinds, in seq order. */
+  outline(session: string, kinds: string[]): OutlineRow[];
+  /** Events per step of a session (events with a null step are not counted). */
+  stepCounts(session: string): StepCount[];
+  /** Distinct kinds and roles in the log, for the filter dropdowns. */
+  facets(): { kinds: string[]; roles: string[] };
+}

@@ -1,0 +1,414 @@
+"""Scroll's own persistent Python kernel: JSON lines on stdin/stdout.
+
+    python3 kernel/scroll_kernel.py --db PATH [--payloads DIR] [--session S]
+                                    [--output-cap N] [--mem-mb N] [--timeout-ms N]
+
+Request  {"id", "code", "timeout_ms"?}
+Response {"id", "stdout", "stderr", "error": null | {"ename","evalue","traceback"}, "duration_ms",
+          "variables": [{"name","type","size"}], "truncated"}
+The first line written is {"ready": true, "pid", "python"} once `ms` is bound.
+
+One namespace for the whole process. The last expression of a cell is shown like a REPL shows it.
+Top-level `await` works. The cell's own time limit is enforced here (SIGALRM); the parent process
+adds SIGINT and, 2 s later, kill + restart for code that swallows the interrupt.
+Stdlib only; heavy modules (asyncio) are imported on first use to keep start-up short.
+"""
+
+import ast
+import io
+import json
+import os
+import signal
+import sys
+import time
+
+DEFAULT_OUTPUT_CAP = 20000
+DEFAULT_MEM_MB = 4096
+MAX_VARIABLES = 60
+CO_COROUTINE = 0x0080  # inspect.CO_COROUTINE, without importing inspect
+
+
+class CellTimeout(BaseException):
+    """Raised inside a cell that ran past its limit. BaseException so `except Exception` in the
+    cell does not swallow it."""
+
+
+class CappedWriter(io.TextIOBase):
+    """Collects a cell's output up to `cap` characters and counts the rest without keeping it."""
+
+    def __init__(self, cap, name):
+        super().__init__()
+        self.cap = cap
+        self.name = name
+        self.parts = []
+        self.kept = 0
+        self.dropped = 0
+
+    def writable(self):
+        return True
+
+    def write(self, s):
+        if not isinstance(s, str):
+            raise TypeError("write() argument must be str, not %s" % type(s).__name__)
+        room = self.cap - self.kept
+        if room > 0:
+            piece = s[:room]
+            self.parts.append(piece)
+            self.kept += len(piece)
+            self.dropped += len(s) - len(piece)
+        else:
+            self.dropped += len(s)
+        return len(s)
+
+    def flush(self):
+        pass
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    def isatty(self):
+        return False
+
+    def text(self):
+        out = "".join(self.parts)
+        if self.dropped:
+            total = self.kept + self.dropped
+            out += ("\n[scroll: output truncated — showed the first %d of %d characters on %s. "
+                    "Print less: slices, counts or summaries; keep the full data in variables.]\n"
+                    % (self.kept, total, self.name))
+        return out
+
+
+def _variable_size(value):
+    try:
+        if isinstance(value, (str, bytes, bytearray)):
+            return "%d %s" % (len(value), "chars" if isinstance(value, str) else "bytes")
+        if isinstance(value, bool) or value is None:
+            return repr(value)
+        if isinstance(value, (int, float, complex)):
+            r = repr(value)
+            return r if len(r) <= 32 else r[:31] + "…"
+        shape = getattr(value, "shape", None)
+        if isinstance(shape, tuple):
+            return "shape " + "x".join(str(d) for d in shape)
+        if hasattr(value, "__len__") and not isinstance(value, type):
+            return "%d items" % len(value)
+    except Exception:  # a user object with a broken __len__/__repr__
+        pass
+    return ""
+
+
+class Kernel:
+    def __init__(self, args):
+        self.output_cap = args.output_cap
+        self.default_timeout_ms = args.timeout_ms
+        self.cell_count = 0
+        self.executing = False
+        self.loop = None
+        self.ns = {"__name__": "__main__", "__builtins__": __builtins__}
+        self.ms = None
+        if args.db:
+            import scroll_ms
+            self.ms = scroll_ms.connect(args.db, payload_dir=args.payloads, session=args.session)
+            _install_write_guard(args.db, self.ms.payload_dir)
+        self.ns["ms"] = self.ms
+        self.native = _NativeCapture()
+
+    # -- signals ------------------------------------------------------------------------------
+    def on_sigint(self, signum, frame):
+        if self.executing:  # idle (between cells) interrupts are ignored: nothing to stop
+            raise KeyboardInterrupt("interrupted")
+
+    def on_alarm(self, signum, frame):
+        if self.executing:
+            raise CellTimeout()
+
+    # -- one request --------------------------------------------------------------------------
+    def handle_line(self, line):
+        try:
+            req = json.loads(line)
+        except ValueError as exc:
+            return self.protocol_error(_salvage_id(line), "malformed request line (not JSON): %s" % exc)
+        if not isinstance(req, dict):
+            return self.protocol_error(None, "a request must be a JSON object {\"id\", \"code\"}")
+        rid = req.get("id")
+        code = req.get("code")
+        if not isinstance(code, str):
+            return self.protocol_error(rid, "request field \"code\" must be a string")
+        timeout_ms = req.get("timeout_ms", self.default_timeout_ms)
+        if timeout_ms is not None and (isinstance(timeout_ms, bool) or not isinstance(timeout_ms, (int, float))
+                                       or timeout_ms <= 0):
+            return self.protocol_error(rid, "request field \"timeout_ms\" must be a positive number")
+        return self.execute(rid, code, timeout_ms)
+
+    def protocol_error(self, rid, message):
+        return {"id": rid, "stdout": "", "stderr": "", "duration_ms": 0, "truncated": False,
+                "error": {"ename": "ProtocolError", "evalue": message, "traceback": []},
+                "variables": self.variables()}
+
+    def execute(self, rid, code, timeout_ms):
+        self.cell_count += 1
+        filename = "<cell-%d>" % self.cell_count
+        out = CappedWriter(self.output_cap, "stdout")
+        err = CappedWriter(self.output_cap, "stderr")
+        error = None
+        started = time.perf_counter()
+        saved = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = out, err
+        self.native.start()
+        try:
+            _remember_source(filename, code)
+            self.executing = True
+            if timeout_ms:
+                signal.setitimer(signal.ITIMER_REAL, timeout_ms / 1000.0)
+            try:
+                self.run_cell(code, filename)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                self.executing = False
+        except CellTimeout:
+            evalue = "the cell ran past its limit of %d ms and was interrupted" % timeout_ms
+            error = {"ename": "TimeoutError", "evalue": evalue,
+                     "traceback": _format_tb(sys.exc_info(), "TimeoutError: %s\n" % evalue)}
+        except SystemExit as exc:
+            error = {"ename": "SystemExit", "evalue": "exit() is ignored in the kernel (code %r)" % (exc.code,),
+                     "traceback": []}
+        except BaseException:
+            exc_type, exc, _tb = sys.exc_info()
+            error = {"ename": exc_type.__name__, "evalue": str(exc),
+                     "traceback": _format_tb(sys.exc_info())}
+        finally:
+            sys.stdout, sys.stderr = saved
+            native = self.native.stop(self.output_cap)
+            if native:
+                out.write(native)
+        duration_ms = (time.perf_counter() - started) * 1000.0
+        return {"id": rid, "stdout": out.text(), "stderr": err.text(), "error": error,
+                "duration_ms": round(duration_ms, 3), "truncated": bool(out.dropped or err.dropped),
+                "variables": self.variables()}
+
+    def run_cell(self, code, filename):
+        flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+        tree = compile(code, filename, "exec", ast.PyCF_ONLY_AST | flags, dont_inherit=True)
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = ast.Expression(tree.body.pop().value)
+        if tree.body:
+            self.run_code(compile(tree, filename, "exec", flags, dont_inherit=True))
+        if last is not None:
+            value = self.run_code(compile(last, filename, "eval", flags, dont_inherit=True))
+            if value is not None:
+                self.ns["_"] = value
+                print(repr(value))
+
+    def run_code(self, code_obj):
+        result = eval(code_obj, self.ns)
+        if code_obj.co_flags & CO_COROUTINE:
+            # Top-level await: the compiled cell is a coroutine; run it on the kernel's own loop.
+            if self.loop is None:
+                import asyncio
+                self.loop = asyncio.new_event_loop()
+                asyncio.set_event_loop(self.loop)
+            result = self.loop.run_until_complete(result)
+        return result
+
+    def variables(self):
+        out = []
+        for name, value in list(self.ns.items()):
+            if name.startswith("_") or (name == "ms" and value is self.ms):
+                continue
+            if type(value).__name__ == "module":
+                continue
+            out.append({"name": name, "type": type(value).__name__, "size": _variable_size(value)})
+            if len(out) >= MAX_VARIABLES:
+                break
+        return out
+
+
+class _NativeCapture:
+    """Output written below Python during a cell (os.system, subprocesses, C extensions) goes to
+    fds 1 and 2; point both at an unlinked temporary file for the cell and read it back after."""
+
+    def __init__(self):
+        tmpdir = os.environ.get("TMPDIR") or "/tmp"
+        path = os.path.join(tmpdir, "scroll-kernel-%d-native" % os.getpid())
+        self.fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.unlink(path)
+        self.saved = os.dup(2)
+
+    def start(self):
+        os.ftruncate(self.fd, 0)
+        os.lseek(self.fd, 0, os.SEEK_SET)
+        os.dup2(self.fd, 1)
+        os.dup2(self.fd, 2)
+
+    def stop(self, cap):
+        os.dup2(self.saved, 1)
+        os.dup2(self.saved, 2)
+        size = os.fstat(self.fd).st_size
+        if not size:
+            return ""
+        data = os.pread(self.fd, min(size, cap * 4), 0)
+        return data.decode("utf-8", "replace")
+
+
+def _salvage_id(line):
+    import re
+    m = re.search(r'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)', line)
+    if not m:
+        return None
+    try:
+        return json.loads(m.group(1))
+    except ValueError:
+        return None
+
+
+def _remember_source(filename, code):
+    # Tracebacks show the cell's lines.
+    import linecache
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+
+
+def _format_tb(exc_info, last_line=None):
+    """The traceback from the cell on: the kernel's own frames are left out."""
+    import traceback
+    exc_type, exc, tb = exc_info
+    frames = [f for f in traceback.extract_tb(tb) if f.filename != __file__]
+    lines = ["Traceback (most recent call last):\n"] if frames else []
+    lines += traceback.format_list(frames)
+    lines += [last_line] if last_line else traceback.format_exception_only(exc_type, exc)
+    return lines
+
+
+def _install_write_guard(db_path, payload_dir):
+    """Refuse, from Python code in this process, opening the log's files for writing. SQLite's
+    mode=ro covers `ms`; this also covers kernel code that opens its own connection or file.
+    (Not a sandbox: native code can bypass it. It stops accidents, not attacks.)"""
+    scroll_dir = os.path.realpath(os.path.dirname(os.path.abspath(db_path)))
+    payload_dir = os.path.realpath(payload_dir)
+    db_real = os.path.realpath(db_path)
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+
+    def protected(path):
+        try:
+            p = os.path.realpath(os.fsdecode(path))
+        except Exception:
+            return False
+        return (p == db_real or p.startswith(db_real + "-") or p.startswith(payload_dir + os.sep)
+                or p == payload_dir or os.path.dirname(p) == scroll_dir)
+
+    def hook(event, args):
+        if event == "open":
+            path, mode, flags = args
+            if path is None or isinstance(path, int):
+                return
+            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool((flags or 0) & write_flags)
+            if writing and protected(path):
+                raise PermissionError("scroll: the event log and payload store are read-only from the kernel (%s)" % path)
+        elif event == "sqlite3.connect":
+            target = args[0]
+            if isinstance(target, bytes):
+                target = os.fsdecode(target)
+            if not isinstance(target, str):
+                target = os.fspath(target) if hasattr(target, "__fspath__") else str(target)
+            if target.startswith("file:"):
+                if "mode=ro" in target:
+                    return
+                target = target[5:].split("?", 1)[0]
+            if target and target != ":memory:" and protected(target):
+                raise PermissionError("scroll: open the event log read-only (use `ms`, or "
+                                      "sqlite3.connect('file:...?mode=ro', uri=True))")
+        elif event in ("os.remove", "os.rename", "shutil.rmtree", "os.truncate"):
+            for p in args[:2]:
+                if isinstance(p, (str, bytes)) and protected(p):
+                    raise PermissionError("scroll: the event log and payload store are read-only from the kernel")
+
+    sys.addaudithook(hook)
+
+
+def _set_memory_limit(mem_mb):
+    if mem_mb <= 0:
+        return
+    try:
+        import resource
+        limit = mem_mb * 1024 * 1024
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY and hard < limit:
+            limit = hard
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, ValueError, OSError):  # not on this platform: run without the cap
+        pass
+
+
+def _parse_args(argv):
+    import argparse
+    p = argparse.ArgumentParser(prog="scroll_kernel", description="Scroll's persistent Python kernel (JSON lines).")
+    p.add_argument("--db", help="path of the event log (opened read-only)")
+    p.add_argument("--payloads", help="payload store folder (default: payloads/ beside the db)")
+    p.add_argument("--session", help="this session's id (for scope='session', recent(), index())")
+    p.add_argument("--output-cap", type=int, default=DEFAULT_OUTPUT_CAP, help="characters of output kept per stream")
+    p.add_argument("--mem-mb", type=int, default=DEFAULT_MEM_MB, help="address-space limit in MB (0: none)")
+    p.add_argument("--timeout-ms", type=int, default=None, help="default per-cell time limit")
+    args = p.parse_args(argv)
+    if args.output_cap <= 0:
+        p.error("--output-cap must be positive")
+    return args
+
+
+def main(argv=None):
+    args = _parse_args(sys.argv[1:] if argv is None else argv)
+    # The protocol owns private copies of fds 0 and 1. Cell code sees an empty stdin, and anything
+    # written to fd 1 below Python (os.system, C libraries) lands on stderr instead of the protocol.
+    proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    sys.stdin = io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8")
+
+    def send(obj):
+        data = json.dumps(obj, ensure_ascii=False, default=str).encode("utf-8", "replace") + b"\n"
+        view = memoryview(data)
+        while view:
+            n = proto_out.write(view)
+            view = view[n:]
+
+    _set_memory_limit(args.mem_mb)
+    try:
+        kernel = Kernel(args)
+    except Exception as exc:
+        send({"ready": False, "error": {"ename": type(exc).__name__, "evalue": str(exc), "traceback": []}})
+        return 1
+    signal.signal(signal.SIGINT, kernel.on_sigint)
+    signal.signal(signal.SIGALRM, kernel.on_alarm)
+    send({"ready": True, "pid": os.getpid(), "python": sys.version.split()[0]})
+
+    reader = io.BufferedReader(proto_in)
+    while True:
+        try:
+            raw = reader.readline()
+        except KeyboardInterrupt:
+            continue
+        if not raw:
+            return 0
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            send(kernel.protocol_error(None, "request line is not UTF-8: %s" % exc))
+            continue
+        if not line.strip():
+            continue
+        try:
+            resp = kernel.handle_line(line)
+        except KeyboardInterrupt:  # an interrupt that arrived just as the cell ended
+            resp = kernel.protocol_error(None, "interrupted")
+        except MemoryError:
+            resp = kernel.protocol_error(None, "out of memory while handling the request")
+        send(resp)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.exit(main())

@@ -1,0 +1,390 @@
+"""Scroll memory space: read-only access to this workspace's event log.
+
+`ms` is your whole history (every message, tool call, kernel cell and output), never trimmed.
+Only what you print reaches your next context; keep full data in variables, print slices.
+
+    hits = ms.search("retry backoff", k=5)   # LOCATE: ranked hits with seq addresses
+    evs  = ms.expand(hits)                     # MATERIALIZE: full, untruncated events
+    ms.range(120, 140); ms.recent(20)          # neighbourhoods by seq
+    ms.sql("SELECT kind, count(*) FROM events GROUP BY kind")
+    ms.index()                                 # map of evicted regions (seq spans + titles)
+
+Python stdlib only (3.9+). The database is opened read-only: any write raises.
+"""
+
+import json
+import os
+import re
+import sqlite3
+
+__all__ = ["connect", "MemorySpace", "Hit", "Hits", "Event", "Rows", "ScrollReadOnlyError"]
+
+MAX_SQL_ROWS = 1000
+MAX_RANGE_EVENTS = 10000
+_HANDLE_RE = re.compile(r"^[0-9a-f]{64}$")
+
+_EVENT_COLUMNS = (
+    "seq, session, kind, role, name, content, payload, bytes, tokens, ts, step, "
+    "tool_call_id, parent_seq, headline, meta"
+)
+
+
+class ScrollReadOnlyError(PermissionError):
+    """Raised when code tries to write the event log through `ms`."""
+
+
+class _AttrDict(dict):
+    """A dict whose keys also read as attributes: `hit.seq` == `hit['seq']`."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+class Hit(_AttrDict):
+    """One search hit: seq, score, kind, role, session, ts, name, headline, snippet, broadened."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        flag = " (broadened)" if self.get("broadened") else ""
+        return "Hit(seq=%s, %s/%s, score=%.3f%s: %s)" % (
+            self.get("seq"), self.get("kind"), self.get("role"), self.get("score") or 0.0,
+            flag, _one_line(self.get("snippet") or "", 120))
+
+
+class Hits(list):
+    """List of `Hit`, best first. `.broadened` is True when the exact (AND) query found too little
+    and the search retried with OR; `.terms`/`.pruned` show the terms used/dropped; `.message`
+    explains an empty result."""
+
+    def __init__(self, hits=(), broadened=False, terms=(), pruned=(), message=None):
+        super().__init__(hits)
+        self.broadened = bool(broadened)
+        self.terms = list(terms)
+        self.pruned = list(pruned)
+        self.message = message
+
+    def __repr__(self):
+        head = "Hits(%d%s)" % (len(self), ", broadened" if self.broadened else "")
+        if self.message and not self:
+            return "%s: %s" % (head, self.message)
+        return head + "[" + ", ".join(repr(h) for h in self) + "]"
+
+
+class Event(_AttrDict):
+    """One logged event with its FULL content: seq, session, kind, role, name, content, ts, meta,
+    step, tool_call_id, parent_seq, headline, payload (sha256 handle or None), bytes, tokens."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "Event(seq=%s, %s/%s, %s chars: %s)" % (
+            self.get("seq"), self.get("kind"), self.get("role"), len(self.get("content") or ""),
+            _one_line(self.get("content") or "", 100))
+
+
+class Rows(list):
+    """Result of `ms.sql`: a list of dict rows; `.columns` names them; `.truncated` is True when
+    more than 1,000 rows matched (only the first 1,000 are here)."""
+
+    def __init__(self, rows=(), columns=(), truncated=False):
+        super().__init__(rows)
+        self.columns = list(columns)
+        self.truncated = bool(truncated)
+
+    def __repr__(self):
+        more = " (truncated at %d rows)" % MAX_SQL_ROWS if self.truncated else ""
+        return "Rows(%d%s)%s" % (len(self), more, list.__repr__(self[:20]) + (" ..." if len(self) > 20 else ""))
+
+
+def _one_line(text, limit):
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _ro_uri(path):
+    # Percent-encode what would otherwise end the path part of a URI.
+    quoted = path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    return "file:%s?mode=ro" % quoted
+
+
+def connect(db_path, payload_dir=None, session=None):
+    """Open the event log at `db_path` read-only and return a MemorySpace.
+    `payload_dir` defaults to `payloads/` beside the database; `session` scopes `scope='session'`,
+    `recent()` and `index()`."""
+    return MemorySpace(db_path, payload_dir=payload_dir, session=session)
+
+
+class MemorySpace:
+    """Your lossless history, read-only. Methods (see help(ms.search) etc.):
+      search(query, k=10, kind=None, role=None, session=None, seq_range=None, scope='all') -> Hits
+      expand(x) -> [Event]        x: a seq, a list of seqs, a Hit or a list of hits
+      range(a, b) -> [Event]      events with a <= seq <= b
+      recent(n=20) -> [Event]     the last n events of this session, oldest first
+      payload(handle) -> str | bytes | parsed JSON
+      sql(query, params=()) -> Rows (read-only, at most 1,000 rows, .truncated)
+      index() -> [dict]           eviction index of this session: seq spans, level, title
+    Attributes: session (this session's id), db_path. Only printed output reaches the model."""
+
+    def __init__(self, db_path, payload_dir=None, session=None):
+        db_path = os.path.abspath(os.fspath(db_path))
+        if not os.path.isfile(db_path):
+            raise FileNotFoundError("scroll: no event log at %s" % db_path)
+        self.db_path = db_path
+        self.payload_dir = os.path.abspath(payload_dir) if payload_dir else os.path.join(os.path.dirname(db_path), "payloads")
+        self.session = session
+        self._conn = sqlite3.connect(_ro_uri(db_path), uri=True, check_same_thread=False)
+        self._conn.row_factory = sqlite3.Row
+        # Belt and braces: mode=ro already makes SQLite refuse writes; query_only covers ATTACHed files.
+        self._conn.execute("PRAGMA query_only = 1")
+        self._conn.execute("PRAGMA busy_timeout = 5000")
+
+    def __repr__(self):
+        return "<ms: event log %s, session %s — help(ms) lists the methods>" % (self.db_path, self.session)
+
+    def close(self):
+        """Close the read-only connection."""
+        self._conn.close()
+
+    # -- LOCATE ---------------------------------------------------------------------------------
+    def search(self, query, k=10, kind=None, role=None, session=None, seq_range=None, scope="all",
+               name=None, ts_range=None, offset=0, snippet=True):
+        """Full-text search (BM25, stemmed) over the whole log; returns Hits, best first.
+        Filters: kind/role (str or list), session, name (tool name), seq_range=(a, b) inclusive,
+        ts_range=(iso_a, iso_b); scope='session' limits to this session. Paging: offset.
+        Stop words and very common terms are dropped; if the exact (AND) query finds too little it
+        retries as OR and marks hits `broadened` — check `.broadened` before trusting a count.
+        Each hit: seq, score, kind, role, session, ts, name, headline, snippet («matched» terms)."""
+        if not isinstance(query, str):
+            raise TypeError("ms.search: query must be a string, got %s" % type(query).__name__)
+        if scope not in ("all", "session"):
+            raise ValueError("ms.search: scope must be 'all' or 'session', got %r" % (scope,))
+        if scope == "session":
+            if session is None:
+                session = self.session
+            if session is None:
+                raise ValueError("ms.search: scope='session' but this memory space has no session")
+        if seq_range is not None:
+            seq_range = _pair("seq_range", seq_range)
+        if ts_range is not None:
+            ts_range = _pair("ts_range", ts_range)
+        try:
+            import scroll_search
+        except ImportError as exc:
+            raise RuntimeError("ms.search: the search module (kernel/scroll_search.py) is missing") from exc
+        res = scroll_search.search(self._conn, query, k=int(k), kind=kind, role=role, session=session,
+                                   name=name, seq_range=seq_range, ts_range=ts_range, offset=int(offset),
+                                   snippet=snippet)
+        hits = [Hit(_plain(h)) for h in res.get("hits", [])]
+        return Hits(hits, res.get("broadened", False), res.get("terms", ()), res.get("pruned", ()),
+                    res.get("message"))
+
+    # -- MATERIALIZE ----------------------------------------------------------------------------
+    def expand(self, x):
+        """Full events for a seq, a list of seqs, a Hit/dict with 'seq', or a list of hits.
+        Always returns a list of Event in the order asked (content complete, payloads resolved).
+        Unknown seqs raise KeyError naming them."""
+        seqs = _seqs_of(x)
+        if not seqs:
+            return []
+        found = {}
+        for i in range(0, len(seqs), 500):
+            chunk = seqs[i: i + 500]
+            q = "SELECT %s FROM events WHERE seq IN (%s)" % (_EVENT_COLUMNS, ",".join("?" * len(chunk)))
+            for row in self._conn.execute(q, chunk):
+                found[row["seq"]] = row
+        missing = [s for s in seqs if s not in found]
+        if missing:
+            raise KeyError("ms.expand: no event with seq %s (max seq is %s)" % (
+                ", ".join(str(s) for s in missing[:10]) + (" ..." if len(missing) > 10 else ""), self._max_seq()))
+        return [self._event(found[s]) for s in seqs]
+
+    def range(self, a, b):
+        """Full events with a <= seq <= b (inclusive), oldest first. At most 10,000 events."""
+        a, b = _int("a", a), _int("b", b)
+        if a > b:
+            raise ValueError("ms.range: a (%d) must be <= b (%d)" % (a, b))
+        if b - a >= MAX_RANGE_EVENTS:
+            raise ValueError("ms.range: span of %d seqs is too wide (limit %d); narrow it or page through it"
+                             % (b - a + 1, MAX_RANGE_EVENTS))
+        q = "SELECT %s FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq" % _EVENT_COLUMNS
+        return [self._event(r) for r in self._conn.execute(q, (a, b))]
+
+    def recent(self, n=20, session=None):
+        """The last n events of this session (or of `session`; the whole log when there is no
+        session), oldest first, full content."""
+        n = _int("n", n)
+        if n <= 0:
+            return []
+        session = session if session is not None else self.session
+        if session is None:
+            rows = self._conn.execute("SELECT %s FROM events ORDER BY seq DESC LIMIT ?" % _EVENT_COLUMNS, (n,))
+        else:
+            rows = self._conn.execute(
+                "SELECT %s FROM events WHERE session = ? ORDER BY seq DESC LIMIT ?" % _EVENT_COLUMNS, (session, n))
+        return [self._event(r) for r in reversed(rows.fetchall())]
+
+    def payload(self, handle):
+        """The full content stored under a payload handle (sha256 hex): parsed JSON when it is
+        JSON, else text, else bytes."""
+        data = self._payload_bytes(handle)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return data
+        stripped = text.lstrip()
+        if stripped[:1] in ("{", "[", '"') or stripped in ("true", "false", "null"):
+            try:
+                return json.loads(text)
+            except ValueError:
+                pass
+        return text
+
+    # -- COMPUTE helpers ------------------------------------------------------------------------
+    def sql(self, query, params=()):
+        """Run one read-only SQL statement; returns Rows (list of dicts) with `.columns` and
+        `.truncated` (True when more than 1,000 rows matched). Tables: events(seq, session, kind,
+        role, name, content, payload, bytes, tokens, ts, step, tool_call_id, parent_seq, headline,
+        meta). `content` is a preview when `payload` is set — use ms.expand for the full text."""
+        if not isinstance(query, str):
+            raise TypeError("ms.sql: query must be a string")
+        try:
+            cur = self._conn.execute(query, params)
+        except sqlite3.OperationalError as exc:
+            if "readonly" in str(exc) or "read-only" in str(exc) or "query_only" in str(exc):
+                raise ScrollReadOnlyError("ms.sql: the event log is read-only (%s)" % exc) from None
+            raise
+        except (sqlite3.Warning, sqlite3.ProgrammingError) as exc:
+            if "one statement" in str(exc):
+                raise ValueError("ms.sql: run one statement at a time") from None
+            raise
+        columns = [d[0] for d in (cur.description or ())]
+        raw = cur.fetchmany(MAX_SQL_ROWS + 1)
+        truncated = len(raw) > MAX_SQL_ROWS
+        rows = [_AttrDict(zip(columns, r)) for r in raw[:MAX_SQL_ROWS]]
+        return Rows(rows, columns, truncated)
+
+    def index(self, session=None):
+        """The eviction index of this session: one dict per block, oldest first, each with its
+        seq span (e.g. 'from'/'to'), 'level' and 'title' as the agent wrote them, plus
+        'event_seq' (the seq of the eviction event). Expand a span with ms.range(from, to)."""
+        session = session if session is not None else self.session
+        if session is None:
+            rows = self._conn.execute("SELECT seq, meta FROM events WHERE kind = 'eviction' ORDER BY seq")
+        else:
+            rows = self._conn.execute(
+                "SELECT seq, meta FROM events WHERE kind = 'eviction' AND session = ? ORDER BY seq", (session,))
+        out = []
+        for row in rows:
+            meta = _json_obj(row["meta"])
+            blocks = meta.get("blocks") if isinstance(meta.get("blocks"), list) else None
+            if blocks is None and isinstance(meta.get("block"), dict):
+                blocks = [meta["block"]]
+            for block in (blocks if blocks is not None else [meta]):
+                entry = _AttrDict(block if isinstance(block, dict) else {"block": block})
+                entry.setdefault("event_seq", row["seq"])
+                out.append(entry)
+        return out
+
+    # -- internals ------------------------------------------------------------------------------
+    def _max_seq(self):
+        return self._conn.execute("SELECT max(seq) FROM events").fetchone()[0]
+
+    def _payload_path(self, handle):
+        if not isinstance(handle, str) or not _HANDLE_RE.match(handle):
+            raise ValueError("ms.payload: %r is not a payload handle (64 lowercase hex characters)" % (handle,))
+        return os.path.join(self.payload_dir, handle[:2], handle)
+
+    def _payload_bytes(self, handle):
+        path = self._payload_path(handle)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            raise FileNotFoundError("ms.payload: payload %s is missing from %s" % (handle, self.payload_dir)) from None
+        if data[:2] == b"\x1f\x8b":  # stored gzip-compressed
+            import gzip
+            data = gzip.decompress(data)
+        return data
+
+    def _event(self, row):
+        content = row["content"]
+        handle = row["payload"]
+        if handle:
+            data = self._payload_bytes(handle)
+            content = data.decode("utf-8", errors="replace")
+        return Event(
+            seq=row["seq"], session=row["session"], kind=row["kind"], role=row["role"], name=row["name"],
+            content=content, ts=row["ts"], meta=_json_obj(row["meta"]), step=row["step"],
+            tool_call_id=row["tool_call_id"], parent_seq=row["parent_seq"], headline=row["headline"],
+            payload=handle, bytes=row["bytes"], tokens=row["tokens"])
+
+
+def _plain(h):
+    if isinstance(h, dict):
+        return h
+    if isinstance(h, sqlite3.Row):
+        return {k: h[k] for k in h.keys()}
+    return dict(h)
+
+
+def _json_obj(text):
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {"raw": text}
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def _int(name, v):
+    if isinstance(v, bool) or not isinstance(v, int):
+        try:
+            import numbers
+            if isinstance(v, numbers.Integral):
+                return int(v)
+        except ImportError:  # pragma: no cover
+            pass
+        raise TypeError("%s must be an integer seq, got %r" % (name, v))
+    return v
+
+
+def _pair(name, v):
+    try:
+        a, b = v
+    except (TypeError, ValueError):
+        raise ValueError("ms.search: %s must be a pair (a, b), got %r" % (name, v)) from None
+    return (a, b)
+
+
+def _seqs_of(x):
+    """Seqs from a seq, a Hit/dict/Event, or an iterable of those."""
+    if isinstance(x, dict):
+        if "seq" not in x:
+            raise TypeError("ms.expand: a dict needs a 'seq' key")
+        return [_int("seq", x["seq"])]
+    if isinstance(x, (str, bytes)):
+        raise TypeError("ms.expand: expected a seq, a list of seqs or hits, got a string")
+    try:
+        return [_int("seq", x)]
+    except TypeError:
+        pass
+    try:
+        items = list(x)
+    except TypeError:
+        raise TypeError("ms.expand: expected a seq, a list of seqs or hits, got %s" % type(x).__name__) from None
+    out = []
+    for item in items:
+        if isinstance(item, dict):
+            if "seq" not in item:
+                raise TypeError("ms.expand: a dict needs a 'seq' key")
+            out.append(_int("seq", item["seq"]))
+        else:
+            out.append(_int("seq", item))
+    return out

@@ -1,0 +1,295 @@
+"""Tests of kernel/scroll_ms.py: the read-only `ms` capability over the event log.
+
+Databases are built from the real schema (src/core/log/schema.ts, read at test time so the tables
+match the TypeScript log). The shared search vectors run through `ms.search` when the search
+module and the vectors file exist, with the databases built by the real CLI (`scroll ingest`).
+"""
+
+import hashlib
+import json
+import math
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+KERNEL_DIR = os.path.join(ROOT, "kernel")
+if KERNEL_DIR not in sys.path:
+    sys.path.insert(0, KERNEL_DIR)
+
+import scroll_ms  # noqa: E402
+
+PAYLOAD_THRESHOLD = 8192
+PREVIEW_CHARS = 2000
+
+
+def schema_sql():
+    """The CREATE statements of every migration in src/core/log/schema.ts."""
+    with open(os.path.join(ROOT, "src", "core", "log", "schema.ts"), encoding="utf-8") as f:
+        ts = f.read()
+    out = []
+    for m in re.finditer(r"sql:\s*`(.*?)`,\s*\n\s*}", ts, re.S):
+        sql = m.group(1)
+        # Template substitutions in the TS source are string literals: `${"..."}` → ...
+        sql = re.sub(r'\$\{"((?:[^"\\]|\\.)*)"\}', lambda mm: mm.group(1), sql)
+        if "${" in sql:
+            raise AssertionError("schema.ts has a template expression this helper cannot read")
+        out.append(sql)
+    if not out:
+        raise AssertionError("no migrations found in schema.ts")
+    return "\n".join(out)
+
+
+class LogBuilder:
+    """Writes events the way the TypeScript EventLog does (same tables, payloads above the
+    threshold externalised to <payloads>/<aa>/<sha256>, FTS row per event)."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.db_path = os.path.join(folder, "scroll.db")
+        self.payload_dir = os.path.join(folder, "payloads")
+        self.conn = sqlite3.connect(self.db_path)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.executescript(schema_sql())
+        self.n = 0
+
+    def add(self, kind, role, content, session="s1", name=None, meta=None, headline=None, step=None):
+        self.n += 1
+        data = content.encode("utf-8")
+        payload = None
+        stored = content
+        if len(data) > PAYLOAD_THRESHOLD:
+            payload = hashlib.sha256(data).hexdigest()
+            d = os.path.join(self.payload_dir, payload[:2])
+            os.makedirs(d, exist_ok=True)
+            with open(os.path.join(d, payload), "wb") as f:
+                f.write(data)
+            stored = content[:PREVIEW_CHARS]
+        ts = "2026-01-01T00:%02d:%02d.000Z" % ((self.n // 60) % 60, self.n % 60)
+        cur = self.conn.execute(
+            "INSERT INTO events(session, kind, role, name, content, payload, bytes, tokens, ts, step, headline, meta)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (session, kind, role, name, stored, payload, len(data), math.ceil(len(content) / 4), ts, step,
+             headline, json.dumps(meta or {})))
+        seq = cur.lastrowid
+        self.conn.execute("INSERT INTO events_fts(rowid, body, code, parts, headline) VALUES (?,?,?,?,?)",
+                          (seq, content, "", "", headline or ""))
+        self.conn.commit()
+        return seq
+
+    def close(self):
+        self.conn.close()
+
+
+def cli_available():
+    return os.path.exists(os.path.join(ROOT, "out", "src", "cli", "main.js")) or \
+        os.path.exists(os.path.join(ROOT, "dist", "cli.js"))
+
+
+def ingest_with_cli(folder, events, session=None):
+    """Build a database through the real `scroll ingest` CLI. Returns its path."""
+    jsonl = os.path.join(folder, "events.jsonl")
+    with open(jsonl, "w", encoding="utf-8") as f:
+        for e in events:
+            f.write(json.dumps(e) + "\n")
+    db = os.path.join(folder, "scroll.db")
+    cmd = ["node", os.path.join(ROOT, "bin", "scroll.js"), "ingest", jsonl, "--db", db]
+    if session:
+        cmd += ["--session", session]
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise AssertionError("scroll ingest failed (%d): %s %s" % (r.returncode, r.stdout, r.stderr))
+    return db
+
+
+class MemorySpaceTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="scroll-ms-")
+        b = LogBuilder(cls.tmp)
+        cls.seqs = {}
+        cls.seqs["hello"] = b.add("user_message", "user", "hello, the build uses esbuild and tsc")
+        cls.seqs["reply"] = b.add("model_turn", "assistant", "I will look at the retry backoff code")
+        cls.big = "".join("line %d of a long tool output\n" % i for i in range(2000))
+        cls.seqs["big"] = b.add("tool_result", "tool", cls.big, name="read_file")
+        cls.seqs["other"] = b.add("user_message", "user", "a message in another session", session="s2")
+        cls.seqs["ev1"] = b.add("eviction", "system", "evicted 1-2", meta={"from": 1, "to": 2, "level": 0,
+                                                                            "title": {"task": "build", "state": "read", "next": "fix"}})
+        cls.seqs["ev2"] = b.add("eviction", "system", "evicted 1-3", meta={"block": {"from": 1, "to": 3, "level": 1, "title": "build - fix"}})
+        for i in range(1005):
+            b.add("note", "system", "filler %d" % i, session="s3")
+        cls.json_handle = None
+        cls.last = b.n
+        b.close()
+        cls.ms = scroll_ms.connect(os.path.join(cls.tmp, "scroll.db"), session="s1")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.ms.close()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_connect_missing_file_is_a_clear_error(self):
+        with self.assertRaises(FileNotFoundError) as cm:
+            scroll_ms.connect(os.path.join(self.tmp, "nope.db"))
+        self.assertIn("no event log", str(cm.exception))
+
+    def test_expand_forms(self):
+        ms = self.ms
+        one = ms.expand(self.seqs["hello"])
+        self.assertEqual(len(one), 1)
+        self.assertEqual(one[0]["content"], "hello, the build uses esbuild and tsc")
+        self.assertEqual(one[0].kind, "user_message")
+        order = [self.seqs["reply"], self.seqs["hello"]]
+        self.assertEqual([e.seq for e in ms.expand(order)], order)
+        self.assertEqual([e.seq for e in ms.expand([{"seq": order[0]}, scroll_ms.Hit(seq=order[1])])], order)
+        self.assertEqual(ms.expand([]), [])
+
+    def test_expand_resolves_payload_untruncated(self):
+        ev = self.ms.expand(self.seqs["big"])[0]
+        self.assertIsNotNone(ev.payload)
+        self.assertEqual(ev.content, self.big)
+        self.assertEqual(ev.bytes, len(self.big.encode()))
+        self.assertEqual(ev.name, "read_file")
+
+    def test_expand_unknown_seq(self):
+        with self.assertRaises(KeyError) as cm:
+            self.ms.expand([1, 999999])
+        self.assertIn("999999", str(cm.exception))
+        with self.assertRaises(TypeError):
+            self.ms.expand("12")
+
+    def test_range_and_recent(self):
+        evs = self.ms.range(1, 3)
+        self.assertEqual([e.seq for e in evs], [1, 2, 3])
+        self.assertEqual(evs[2].content, self.big)
+        with self.assertRaises(ValueError):
+            self.ms.range(5, 1)
+        with self.assertRaises(ValueError):
+            self.ms.range(1, 1 + scroll_ms.MAX_RANGE_EVENTS)
+        recent = self.ms.recent(2)
+        self.assertEqual([e.session for e in recent], ["s1", "s1"])
+        self.assertEqual([e.seq for e in recent], [self.seqs["ev1"], self.seqs["ev2"]])
+        self.assertEqual(self.ms.recent(1, session="s2")[0].seq, self.seqs["other"])
+        self.assertEqual(self.ms.recent(0), [])
+
+    def test_payload(self):
+        ev = self.ms.expand(self.seqs["big"])[0]
+        self.assertEqual(self.ms.payload(ev.payload), self.big)
+        with self.assertRaises(ValueError):
+            self.ms.payload("../../etc/passwd")
+        with self.assertRaises(FileNotFoundError):
+            self.ms.payload("0" * 64)
+
+    def test_payload_json_is_parsed(self):
+        data = json.dumps({"rows": list(range(3000))}).encode()
+        handle = hashlib.sha256(data).hexdigest()
+        d = os.path.join(self.tmp, "payloads", handle[:2])
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, handle), "wb") as f:
+            f.write(data)
+        self.assertEqual(self.ms.payload(handle)["rows"][2999], 2999)
+
+    def test_sql_reads_and_caps_rows(self):
+        rows = self.ms.sql("SELECT seq, kind FROM events WHERE session = ? ORDER BY seq", ("s1",))
+        self.assertEqual(rows.columns, ["seq", "kind"])
+        self.assertFalse(rows.truncated)
+        self.assertEqual(rows[0]["kind"], "user_message")
+        self.assertEqual(rows[0].seq, self.seqs["hello"])
+        many = self.ms.sql("SELECT seq FROM events")
+        self.assertEqual(len(many), scroll_ms.MAX_SQL_ROWS)
+        self.assertTrue(many.truncated)
+
+    def test_writes_raise_and_change_nothing(self):
+        before = self.ms.sql("SELECT count(*) AS n FROM events")[0]["n"]
+        attempts = [
+            "INSERT INTO events(session, kind, role, content, bytes, tokens, ts) VALUES ('x','note','user','x',1,1,'t')",
+            "DELETE FROM events",
+            "UPDATE events SET content = 'x'",
+            "DROP TABLE events",
+            "CREATE TABLE t(x)",
+            "PRAGMA user_version = 7",
+        ]
+        for q in attempts:
+            with self.assertRaises((scroll_ms.ScrollReadOnlyError, sqlite3.DatabaseError), msg=q):
+                self.ms.sql(q)
+        with self.assertRaises(sqlite3.DatabaseError):
+            self.ms._conn.execute("INSERT INTO events_fts(events_fts) VALUES ('delete-all')")
+        attach = os.path.join(self.tmp, "side.db")
+        with self.assertRaises(Exception):
+            self.ms.sql("ATTACH DATABASE ? AS side", (attach,))
+            self.ms.sql("CREATE TABLE side.t(x)")
+        self.assertEqual(self.ms.sql("SELECT count(*) AS n FROM events")[0]["n"], before)
+
+    def test_sql_one_statement(self):
+        with self.assertRaises(ValueError):
+            self.ms.sql("SELECT 1; SELECT 2")
+
+    def test_index_returns_eviction_blocks_in_order(self):
+        idx = self.ms.index()
+        self.assertEqual([(b["from"], b["to"], b["level"]) for b in idx], [(1, 2, 0), (1, 3, 1)])
+        self.assertEqual(idx[0]["title"]["task"], "build")
+        self.assertEqual(idx[1]["event_seq"], self.seqs["ev2"])
+        self.assertEqual(self.ms.index(session="s2"), [])
+
+    def test_help_is_short_and_every_method_documented(self):
+        doc = scroll_ms.MemorySpace.__doc__
+        self.assertLessEqual(len(doc.strip().splitlines()), 14)
+        for name in ("search", "expand", "range", "recent", "payload", "sql", "index"):
+            self.assertIn(name + "(", doc)
+            method_doc = getattr(scroll_ms.MemorySpace, name).__doc__
+            self.assertTrue(method_doc and len(method_doc.strip().splitlines()) <= 10, name)
+
+    def test_search_argument_errors(self):
+        with self.assertRaises(TypeError):
+            self.ms.search(42)
+        with self.assertRaises(ValueError):
+            self.ms.search("x", scope="task")
+        no_session = scroll_ms.connect(os.path.join(self.tmp, "scroll.db"))
+        try:
+            with self.assertRaises(ValueError):
+                no_session.search("x", scope="session")
+        finally:
+            no_session.close()
+
+
+def search_module_available():
+    return os.path.exists(os.path.join(KERNEL_DIR, "scroll_search.py"))
+
+
+@unittest.skipUnless(search_module_available(), "kernel/scroll_search.py not there yet")
+class SearchThroughMsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="scroll-ms-search-")
+        b = LogBuilder(cls.tmp)
+        cls.a = b.add("user_message", "user", "the retry backoff doubles every attempt")
+        cls.b = b.add("model_turn", "assistant", "retry logic lives in client.ts", session="s2")
+        cls.c = b.add("tool_result", "tool", "unrelated output about colours", name="read_file")
+        b.close()
+        cls.ms = scroll_ms.connect(os.path.join(cls.tmp, "scroll.db"), session="s1")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.ms.close()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_hits_carry_seq_and_filters_apply(self):
+        hits = self.ms.search("retry")
+        self.assertIsInstance(hits, scroll_ms.Hits)
+        self.assertEqual(sorted(h.seq for h in hits), [self.a, self.b])
+        for h in hits:
+            for key in ("seq", "score", "kind", "role", "session", "ts", "snippet", "broadened"):
+                self.assertIn(key, h)
+        self.assertEqual([h.seq for h in self.ms.search("retry", scope="session")], [self.a])
+        self.assertEqual([h.seq for h in self.ms.search("retry", kind="model_turn")], [self.b])
+        self.assertEqual([h.seq for h in self.ms.search("retry", seq_range=(2, 3))], [self.b])
+        self.assertEqual(self.ms.expand(self.ms.search("colours"))[0].seq, self.c)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -156,6 +156,8 @@ class Kernel:
         started = time.perf_counter()
         saved = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = out, err
+        if sys.stdin is None or sys.stdin.closed:  # exit() closes stdin before raising SystemExit
+            sys.stdin = _empty_stdin()
         self.native.start()
         try:
             _remember_source(filename, code)
@@ -251,6 +253,10 @@ class _NativeCapture:
             return ""
         data = os.pread(self.fd, min(size, cap * 4), 0)
         return data.decode("utf-8", "replace")
+
+
+def _empty_stdin():
+    return io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8")
 
 
 def _salvage_id(line):
@@ -366,7 +372,7 @@ def main(argv=None):
     os.dup2(devnull, 0)
     os.close(devnull)
     os.dup2(2, 1)
-    sys.stdin = io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8")
+    sys.stdin = _empty_stdin()
 
     def send(obj):
         data = json.dumps(obj, ensure_ascii=False, default=str).encode("utf-8", "replace") + b"\n"

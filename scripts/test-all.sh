@@ -11,4 +11,4 @@ echo "== unit tests (Node $(node --version), better-sqlite3)"
 node --test --test-reporter=spec "out/test/unit/**/*.test.js"
 
 echo "== python tests"
-python3 -m unittest discover -s test/python -t . -v
+python3 -m unittest discover -s test/python -v

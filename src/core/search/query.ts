@@ -1,0 +1,130 @@
+/**
+ * Query side, part 1: user text → terms → FTS5 expressions. User text never reaches FTS5 syntax
+ * raw: every term is a double-quoted string built only from token characters, joined by operators
+ * we write ourselves. `kernel/scroll_search.py` (`parse_query`) follows the same rules.
+ *
+ * Rules:
+ *  - text inside balanced double quotes is a phrase;
+ *  - elsewhere, characters that are neither token characters nor joiners (. / \ - : @ #) separate
+ *    words; a chunk of several tokens joined by joiners (`src/core/log.ts`, `foo.bar`, `e-mail`) is
+ *    a phrase; a trailing possessive 's is dropped; apostrophes split words;
+ *  - a compound identifier (`getUserById`, `user_id`) matches whole OR as the phrase of its parts;
+ *  - stop words are pruned (unless nothing else is left); at most MAX_TERMS terms are kept.
+ */
+import { STOP_WORDS, TOKEN_RE, fold, identifierParts, isCompound, stemKey } from './tokens';
+
+export const MAX_TERMS = 32;
+/** Longer queries are cut here before parsing (a 10 KB paste is still searched by its start). */
+export const MAX_QUERY_CHARS = 4000;
+
+export type TermType = 'word' | 'compound' | 'phrase';
+
+export interface QueryTerm {
+  type: TermType;
+  /** Display form, e.g. `getuserbyid`, `src core log ts`. */
+  text: string;
+  /** Folded tokens of the term (one for word/compound). */
+  tokens: string[];
+  /** Folded identifier parts (compound only). */
+  parts: string[];
+  /** The FTS5 expression for this term. */
+  fts: string;
+  /** Stems that mark a match in snippets. */
+  keys: string[];
+}
+
+export interface ParsedQuery {
+  terms: QueryTerm[];
+  /** Stop words dropped. */
+  stopped: string[];
+  /** Set when part of the input was not searched. */
+  message?: string;
+}
+
+const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+function makeTerm(rawTokens: string[], forcePhrase: boolean): QueryTerm | null {
+  if (rawTokens.length === 0) return null;
+  if (rawTokens.length === 1 && !forcePhrase) {
+    const raw = rawTokens[0];
+    const tok = fold(raw);
+    const parts = isCompound(raw) ? identifierParts(raw) : [];
+    if (parts.length > 0) {
+      const keys = [stemKey(tok), ...parts.map((p) => stemKey(p))];
+      const alt = parts.length > 1 ? ` OR ${quote(parts.join(' '))}` : ` OR ${quote(parts[0])}`;
+      return { type: 'compound', text: tok, tokens: [tok], parts, fts: `(${quote(tok)}${alt})`, keys: unique(keys) };
+    }
+    return { type: 'word', text: tok, tokens: [tok], parts: [], fts: quote(tok), keys: [stemKey(tok)] };
+  }
+  const tokens = rawTokens.map(fold);
+  if (tokens.length === 1) {
+    return { type: 'word', text: tokens[0], tokens, parts: [], fts: quote(tokens[0]), keys: [stemKey(tokens[0])] };
+  }
+  const keys = tokens.filter((t) => !STOP_WORDS.has(t)).map((t) => stemKey(t));
+  return { type: 'phrase', text: tokens.join(' '), tokens, parts: [], fts: quote(tokens.join(' ')), keys: unique(keys) };
+}
+
+function unique<T>(xs: T[]): T[] {
+  return [...new Set(xs)];
+}
+
+const JOINERS = /[./\\\-:@#]/;
+
+export function parseQuery(input: unknown): ParsedQuery {
+  let text = typeof input === 'string' ? input : input == null ? '' : String(input);
+  let message: string | undefined;
+  if (text.length > MAX_QUERY_CHARS) {
+    text = text.slice(0, MAX_QUERY_CHARS);
+    message = `query longer than ${MAX_QUERY_CHARS} characters: only its start was searched`;
+  }
+  const candidates: { tokens: string[]; phrase: boolean }[] = [];
+  // Balanced double quotes → phrases; the rest is split into chunks.
+  const segments = text.split('"');
+  const closed = segments.length % 2 === 1; // an odd count of quotes leaves the last one unbalanced
+  segments.forEach((seg, i) => {
+    const quoted = i % 2 === 1 && (closed || i < segments.length - 1);
+    if (quoted) {
+      const toks = seg.match(TOKEN_RE) ?? [];
+      if (toks.length) candidates.push({ tokens: toks, phrase: toks.length > 1 });
+      return;
+    }
+    const cleaned = seg.replace(/([A-Za-z0-9_])['’]s(?![\p{L}\p{N}_])/gu, '$1').replace(/[^\p{L}\p{N}_./\\\-:@#]+/gu, ' ');
+    for (const chunk of cleaned.split(' ')) {
+      if (!chunk) continue;
+      const toks = chunk.match(TOKEN_RE);
+      if (!toks) continue;
+      if (toks.length > 1 && JOINERS.test(chunk)) candidates.push({ tokens: toks, phrase: true });
+      else for (const t of toks) candidates.push({ tokens: [t], phrase: false });
+    }
+  });
+
+  const terms: QueryTerm[] = [];
+  const stopped: string[] = [];
+  const seen = new Set<string>();
+  const stopTerms: QueryTerm[] = [];
+  let dropped = 0;
+  for (const c of candidates) {
+    const term = makeTerm(c.tokens, c.phrase);
+    if (!term || seen.has(term.fts)) continue;
+    seen.add(term.fts);
+    if (term.type === 'word' && STOP_WORDS.has(term.text)) {
+      stopped.push(term.text);
+      stopTerms.push(term);
+      continue;
+    }
+    if (terms.length >= MAX_TERMS) {
+      dropped++;
+      continue;
+    }
+    terms.push(term);
+  }
+  if (dropped > 0) {
+    message = `query has ${terms.length + dropped} terms: only the first ${MAX_TERMS} were searched`;
+  }
+  // A query of stop words only ("what is this") is searched as written rather than not at all.
+  if (terms.length === 0 && stopTerms.length > 0) {
+    terms.push(...stopTerms.slice(0, MAX_TERMS));
+    stopped.length = 0;
+  }
+  return { terms, stopped, message };
+}

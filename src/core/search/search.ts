@@ -1,0 +1,234 @@
+/**
+ * Query side, part 2: `searchEvents(db, query, opts)` over the FTS5 index `events_fts`
+ * (rowid = events.seq). `kernel/scroll_search.py` runs the same SQL with the same term processing,
+ * so both return the same seqs in the same order (checked by test/vectors/search-vectors.json).
+ *
+ * Semantics:
+ *  1. parse the query (query.ts); prune stop words, and words found in more than half of all
+ *     events (document frequency from `events_vocab`) unless that would prune every term;
+ *  2. AND of all terms, ranked by weighted bm25, ties broken by newest seq first;
+ *  3. "almost nothing": when the AND query has fewer than min(k, BROADEN_BELOW) hits and there
+ *     is more than one term, the OR of the terms fills the rest of the list; those hits are
+ *     marked `broadened` and always come after the precise ones;
+ *  4. filters restrict both queries; `offset` pages through the combined list.
+ */
+import type { SearchHit, SearchOptions, SearchResult } from '../types';
+import { parseQuery, type QueryTerm } from './query';
+import { makeSnippet } from './snippet';
+import { stemKey } from './tokens';
+
+/** The part of the `Database` contract (src/core/db) search needs. */
+export interface SearchDatabase {
+  prepare(sql: string): { get(...p: unknown[]): any; all(...p: unknown[]): any[] };
+}
+
+/** bm25 column weights, in FTS_COLUMNS order: body (prose), code, parts, headline. */
+export const BM25_WEIGHTS = [10, 0.5, 2, 5] as const;
+/** Broaden when the precise query finds fewer than min(k, BROADEN_BELOW) hits. */
+export const BROADEN_BELOW = 3;
+/** A word in more than this share of events is pruned (it selects nothing). */
+export const COMMON_SHARE = 0.5;
+export const DEFAULT_K = 10;
+export const MAX_K = 1000;
+
+const RANK = `bm25(events_fts, ${BM25_WEIGHTS.map((w) => w.toFixed(1)).join(', ')})`;
+
+interface CorpusStats {
+  maxSeq: number;
+  total: number;
+  df: Map<string, number>;
+}
+const statsByDb = new WeakMap<object, CorpusStats>();
+
+/**
+ * Event count and document frequencies, cached per connection until the log grows. The log is
+ * append-only, so the count is brought up to date by counting only the new seqs.
+ */
+function corpusStats(db: SearchDatabase): CorpusStats {
+  const maxSeq: number = db.prepare('SELECT coalesce(max(seq), 0) AS m FROM events').get().m;
+  let st = statsByDb.get(db);
+  if (st && st.maxSeq === maxSeq) return st;
+  const total =
+    st && st.maxSeq < maxSeq
+      ? st.total + db.prepare('SELECT count(*) AS n FROM events WHERE seq > ?').get(st.maxSeq).n
+      : db.prepare('SELECT count(*) AS n FROM events').get().n;
+  st = { maxSeq, total, df: new Map() };
+  statsByDb.set(db, st);
+  return st;
+}
+
+function docFrequency(db: SearchDatabase, st: CorpusStats, stem: string): number {
+  let n = st.df.get(stem);
+  if (n === undefined) {
+    const row = db.prepare('SELECT doc FROM events_vocab WHERE term = ?').get(stem);
+    n = row ? Number(row.doc) : 0;
+    st.df.set(stem, n);
+  }
+  return n;
+}
+
+function asList(v: string | string[] | undefined): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  const xs = (Array.isArray(v) ? v : [v]).filter((x) => typeof x === 'string');
+  return xs.length ? xs : undefined;
+}
+
+function clampInt(v: unknown, dflt: number, min: number, max: number): number {
+  const n = typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : dflt;
+  return Math.min(max, Math.max(min, n));
+}
+
+interface Plan {
+  /** FTS5 rowid bounds (seq range, narrowed by the session's first/last seq). */
+  lo: number | null;
+  hi: number | null;
+  /** Conditions on `events e`, with parameters. */
+  where: string[];
+  params: unknown[];
+  /** True when the range is provably empty. */
+  empty: boolean;
+}
+
+function planFilters(db: SearchDatabase, opts: SearchOptions): Plan {
+  const plan: Plan = { lo: null, hi: null, where: [], params: [], empty: false };
+  if (typeof opts.seqFrom === 'number' && Number.isFinite(opts.seqFrom)) plan.lo = Math.ceil(opts.seqFrom);
+  if (typeof opts.seqTo === 'number' && Number.isFinite(opts.seqTo)) plan.hi = Math.floor(opts.seqTo);
+  const kinds = asList(opts.kind);
+  if (kinds) {
+    plan.where.push(`e.kind IN (${kinds.map(() => '?').join(', ')})`);
+    plan.params.push(...kinds);
+  }
+  const roles = asList(opts.role);
+  if (roles) {
+    plan.where.push(`e.role IN (${roles.map(() => '?').join(', ')})`);
+    plan.params.push(...roles);
+  }
+  if (typeof opts.session === 'string') {
+    plan.where.push('e.session = ?');
+    plan.params.push(opts.session);
+    // The session's first and last seq bound the FTS scan itself (two index probes).
+    const b = db
+      .prepare(
+        'SELECT (SELECT seq FROM events WHERE session = ? ORDER BY seq LIMIT 1) AS lo, ' +
+          '(SELECT seq FROM events WHERE session = ? ORDER BY seq DESC LIMIT 1) AS hi',
+      )
+      .get(opts.session, opts.session);
+    if (b.lo === null || b.lo === undefined) plan.empty = true;
+    else {
+      plan.lo = plan.lo === null ? b.lo : Math.max(plan.lo, b.lo);
+      plan.hi = plan.hi === null ? b.hi : Math.min(plan.hi, b.hi);
+    }
+  }
+  if (typeof opts.name === 'string') {
+    plan.where.push('e.name = ?');
+    plan.params.push(opts.name);
+  }
+  if (typeof opts.tsFrom === 'string') {
+    plan.where.push('e.ts >= ?');
+    plan.params.push(opts.tsFrom);
+  }
+  if (typeof opts.tsTo === 'string') {
+    plan.where.push('e.ts <= ?');
+    plan.params.push(opts.tsTo);
+  }
+  if (plan.lo !== null && plan.hi !== null && plan.lo > plan.hi) plan.empty = true;
+  return plan;
+}
+
+/** Ranked seqs for one FTS5 expression, filtered. FTS5 is always the outer loop (CROSS JOIN). */
+function rankedSeqs(db: SearchDatabase, match: string, plan: Plan, limit: number): { seq: number; r: number }[] {
+  const conds = ['events_fts MATCH ?'];
+  const params: unknown[] = [match];
+  if (plan.lo !== null) {
+    conds.push('f.rowid >= ?');
+    params.push(plan.lo);
+  }
+  if (plan.hi !== null) {
+    conds.push('f.rowid <= ?');
+    params.push(plan.hi);
+  }
+  let sql: string;
+  if (plan.where.length === 0) {
+    sql = `SELECT f.rowid AS seq, ${RANK} AS r FROM events_fts f WHERE ${conds.join(' AND ')} ORDER BY r, f.rowid DESC LIMIT ?`;
+  } else {
+    sql =
+      `SELECT f.rowid AS seq, ${RANK} AS r FROM events_fts f CROSS JOIN events e ON e.seq = f.rowid ` +
+      `WHERE ${conds.join(' AND ')} AND ${plan.where.join(' AND ')} ORDER BY r, f.rowid DESC LIMIT ?`;
+    params.push(...plan.params);
+  }
+  params.push(limit);
+  return db.prepare(sql).all(...params);
+}
+
+export function searchEvents(db: SearchDatabase, query: string, opts: SearchOptions = {}): SearchResult {
+  const k = clampInt(opts.k, DEFAULT_K, 1, MAX_K);
+  const offset = clampInt(opts.offset, 0, 0, 1_000_000);
+  const parsed = parseQuery(query);
+  const pruned = [...parsed.stopped];
+  if (parsed.terms.length === 0) {
+    return { hits: [], broadened: false, terms: [], pruned, message: 'nothing to search: the query has no words' };
+  }
+
+  // Prune words that occur in more than half of all events (they select nothing).
+  const st = corpusStats(db);
+  let terms: QueryTerm[] = parsed.terms;
+  if (terms.length > 1 && st.total > 0) {
+    const common = (t: QueryTerm) => t.type === 'word' && docFrequency(db, st, stemKey(t.text)) > st.total * COMMON_SHARE;
+    const kept = terms.filter((t) => !common(t));
+    if (kept.length > 0 && kept.length < terms.length) {
+      for (const t of terms) if (!kept.includes(t)) pruned.push(t.text);
+      terms = kept;
+    }
+  }
+  const result: SearchResult = { hits: [], broadened: false, terms: terms.map((t) => t.text), pruned };
+  if (parsed.message) result.message = parsed.message;
+
+  const plan = planFilters(db, opts);
+  if (plan.empty) return result;
+
+  const want = offset + k;
+  const ranked: { seq: number; r: number; broadened: boolean }[] = [];
+  try {
+    for (const r of rankedSeqs(db, terms.map((t) => t.fts).join(' AND '), plan, want)) ranked.push({ ...r, broadened: false });
+    if (terms.length > 1 && ranked.length < Math.min(k, BROADEN_BELOW)) {
+      const precise = new Set(ranked.map((r) => r.seq));
+      for (const r of rankedSeqs(db, terms.map((t) => t.fts).join(' OR '), plan, want + ranked.length)) {
+        if (!precise.has(r.seq)) ranked.push({ ...r, broadened: true });
+      }
+    }
+  } catch (err) {
+    // Every term is quoted, so this is not a syntax error in user text: report, do not throw.
+    result.message = `search failed: ${(err as Error).message}`;
+    return result;
+  }
+  const page = ranked.slice(offset, offset + k);
+  result.broadened = page.some((r) => r.broadened);
+  if (page.length === 0) return result;
+
+  const rows = new Map<number, any>();
+  const cols = opts.snippet === false ? 'seq, session, kind, role, name, ts, headline' : 'seq, session, kind, role, name, ts, headline, content';
+  for (const row of db
+    .prepare(`SELECT ${cols} FROM events WHERE seq IN (${page.map(() => '?').join(', ')})`)
+    .all(...page.map((r) => r.seq))) {
+    rows.set(Number(row.seq), row);
+  }
+  const keys = [...new Set(terms.flatMap((t) => t.keys))];
+  for (const r of page) {
+    const row = rows.get(Number(r.seq));
+    if (!row) continue; // indexed but not in events: only after a torn rebuild; skip rather than invent
+    const hit: SearchHit = {
+      seq: Number(row.seq),
+      score: -r.r,
+      kind: row.kind,
+      role: row.role,
+      session: row.session,
+      ts: row.ts,
+      name: row.name ?? null,
+      headline: row.headline ?? null,
+      snippet: opts.snippet === false ? '' : makeSnippet(row.content ?? '', keys),
+      broadened: r.broadened,
+    };
+    result.hits.push(hit);
+  }
+  return result;
+}

@@ -1,0 +1,71 @@
+/**
+ * Token rules shared by the index side and the query side, mirroring the FTS5 tokenizer
+ * `porter unicode61 remove_diacritics 2 tokenchars '_'`: a token is a run of letters, digits and
+ * `_`; it is folded to lower case without diacritics, then Porter-stemmed.
+ * `kernel/scroll_search.py` implements the same rules (same stop words, same splitting).
+ */
+import { porterStem } from './porter';
+
+/** A run of token characters (unicode61 with `_` as a token character). */
+export const TOKEN_RE = /[\p{L}\p{N}_]+/gu;
+
+/** Lower case, diacritics removed (what unicode61 with remove_diacritics does to a token). */
+export function fold(token: string): string {
+  const lower = token.toLowerCase();
+  // Fast path: plain ASCII has nothing to strip.
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(lower)) return lower;
+  return lower.normalize('NFD').replace(/\p{M}+/gu, '');
+}
+
+const stemCache = new Map<string, string>();
+/** fold + Porter stem, memoised (bounded) because snippets stem the same words over and over. */
+export function stemKey(token: string): string {
+  const folded = fold(token);
+  let s = stemCache.get(folded);
+  if (s === undefined) {
+    s = porterStem(folded);
+    if (stemCache.size > 50_000) stemCache.clear();
+    stemCache.set(folded, s);
+  }
+  return s;
+}
+
+/**
+ * Parts of a compound identifier, folded: `getUserById` → get user by id, `user_id` → user id,
+ * `HTTPServerError` → http server error, `__init__` → init. Empty when the token is not compound.
+ */
+export function identifierParts(token: string): string[] {
+  const out: string[] = [];
+  for (const piece of token.split('_')) {
+    if (!piece) continue;
+    // camelCase and acronym boundaries (ASCII, like the Python port): fooBar, utf8Decode, HTTPServer
+    const split = piece.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z])([A-Z][a-z])/g, '$1 $2');
+    for (const p of split.split(' ')) if (p) out.push(fold(p));
+  }
+  if (out.length >= 2 || (out.length === 1 && token.includes('_'))) return out;
+  return [];
+}
+
+/** True when a token is a compound identifier worth splitting (snake_case, camelCase, ACRONYMWord). */
+export function isCompound(token: string): boolean {
+  return /_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]/.test(token);
+}
+
+/**
+ * English stop words: function words that carry no topic. Pruned from queries (never from the
+ * index, so phrases still match). Keep identical to STOP_WORDS in kernel/scroll_search.py.
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set([
+  'a', 'about', 'above', 'after', 'again', 'against', 'all', 'am', 'an', 'and', 'any', 'are', 'as', 'at',
+  'be', 'because', 'been', 'before', 'being', 'below', 'between', 'both', 'but', 'by',
+  'can', 'could', 'did', 'do', 'does', 'doing', 'down', 'during', 'each', 'few', 'for', 'from', 'further',
+  'had', 'has', 'have', 'having', 'he', 'her', 'here', 'hers', 'herself', 'him', 'himself', 'his', 'how',
+  'i', 'if', 'in', 'into', 'is', 'it', 'its', 'itself', 'just', 'me', 'might', 'more', 'most', 'must', 'my',
+  'myself', 'no', 'nor', 'not', 'now', 'of', 'off', 'on', 'once', 'only', 'or', 'other', 'our', 'ours',
+  'ourselves', 'out', 'over', 'own', 'same', 'shall', 'she', 'should', 'so', 'some', 'such',
+  'than', 'that', 'the', 'their', 'theirs', 'them', 'themselves', 'then', 'there', 'these', 'they', 'this',
+  'those', 'through', 'to', 'too', 'under', 'until', 'up', 'very', 'was', 'we', 'were', 'what', 'when',
+  'where', 'which', 'while', 'who', 'whom', 'whose', 'why', 'will', 'with', 'would', 'you', 'your', 'yours',
+  'yourself', 'yourselves', 's', 't', 'd', 'll', 'm', 're', 've',
+]);

@@ -1,0 +1,141 @@
+import type { EventLog } from '../../core/log/eventLog';
+import type { SearchOptions } from '../../core/types';
+import { InvalidInputError, errorMessage } from '../../core/errors';
+import { UsageError, intOption, stringOption, writeJson, type Command, type CommandContext } from '../command';
+import { readJsonLines } from '../jsonl';
+import { openForReading } from '../openLog';
+
+function filtersFrom(ctx: CommandContext): SearchOptions {
+  const k = intOption(ctx.values, 'k');
+  if (k !== undefined && k < 1) throw new UsageError('--k must be at least 1');
+  return {
+    k,
+    kind: stringOption(ctx.values, 'kind'),
+    role: stringOption(ctx.values, 'role'),
+    session: stringOption(ctx.values, 'session'),
+    name: stringOption(ctx.values, 'name'),
+    seqFrom: intOption(ctx.values, 'seq-from'),
+    seqTo: intOption(ctx.values, 'seq-to'),
+    tsFrom: stringOption(ctx.values, 'ts-from'),
+    tsTo: stringOption(ctx.values, 'ts-to'),
+  };
+}
+
+interface BatchQuery {
+  id: unknown;
+  query: string;
+  opts: SearchOptions;
+}
+
+async function readBatch(ctx: CommandContext, source: string): Promise<BatchQuery[]> {
+  const out: BatchQuery[] = [];
+  const label = source === '-' ? 'stdin' : source;
+  for await (const { line, value } of readJsonLines(source, ctx.io.stdin, label)) {
+    const where = `line ${line} of ${label}`;
+    if (typeof value.query !== 'string') throw new InvalidInputError(`${where}: "query" is required and must be a string`);
+    const k = value.k;
+    if (k !== undefined && (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 1)) throw new InvalidInputError(`${where}: "k" must be a positive integer`);
+    for (const f of ['session', 'kind', 'role'] as const) {
+      if (value[f] !== undefined && value[f] !== null && typeof value[f] !== 'string') throw new InvalidInputError(`${where}: "${f}" must be a string`);
+    }
+    out.push({
+      id: value.id ?? null,
+      query: value.query,
+      opts: {
+        k: k as number | undefined,
+        session: (value.session as string | null) ?? undefined,
+        kind: (value.kind as string | null) ?? undefined,
+        role: (value.role as string | null) ?? undefined,
+        snippet: false,
+      },
+    });
+  }
+  return out;
+}
+
+function runBatch(ctx: CommandContext, log: EventLog, queries: BatchQuery[], base: SearchOptions): void {
+  const chunk: string[] = [];
+  for (const q of queries) {
+    const result = log.search(q.query, { ...base, ...stripUndefined(q.opts) });
+    const line: Record<string, unknown> = { id: q.id, hits: result.hits.map((h) => ({ seq: h.seq, score: h.score })) };
+    if (result.broadened) line.broadened = true;
+    if (result.message) line.message = result.message;
+    chunk.push(JSON.stringify(line));
+    if (chunk.length >= 256) ctx.io.stdout(chunk.splice(0).join('\n') + '\n');
+  }
+  if (chunk.length) ctx.io.stdout(chunk.join('\n') + '\n');
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export const command: Command = {
+  name: 'search',
+  summary: 'full-text search (BM25) with filters; --batch for many queries',
+  usage: `usage: scroll search QUERY [--k N] [--kind K] [--role R] [--session S] [--name N]
+                     [--seq-from A] [--seq-to B] [--ts-from T] [--ts-to T] [--json] [--db P]
+       scroll search --batch FILE.jsonl|-
+
+Hits best first: {seq, score, kind, role, session, snippet}.
+--batch: lines {"id", "query", "k"?, "session"?, "kind"?, "role"?}; prints one line per query
+{"id", "hits": [{"seq", "score"}, ...]}.`,
+  options: {
+    k: { type: 'string' },
+    kind: { type: 'string' },
+    role: { type: 'string' },
+    session: { type: 'string' },
+    name: { type: 'string' },
+    'seq-from': { type: 'string' },
+    'seq-to': { type: 'string' },
+    'ts-from': { type: 'string' },
+    'ts-to': { type: 'string' },
+    batch: { type: 'string' },
+  },
+  async run(ctx) {
+    const batch = stringOption(ctx.values, 'batch');
+    const filters = filtersFrom(ctx);
+    if (batch !== undefined) {
+      if (ctx.positionals.length) throw new UsageError('search --batch takes no QUERY argument');
+      const queries = await readBatch(ctx, batch);
+      const log = openForReading(ctx);
+      try {
+        runBatch(ctx, log, queries, filters);
+      } finally {
+        log.close();
+      }
+      return 0;
+    }
+    if (ctx.positionals.length === 0) throw new UsageError('search expects a QUERY (or --batch FILE)');
+    const query = ctx.positionals.join(' ');
+    const log = openForReading(ctx);
+    try {
+      let result;
+      try {
+        result = log.search(query, filters);
+      } catch (e) {
+        if (e instanceof Error && 'code' in e) throw e;
+        throw new InvalidInputError(`search failed for ${JSON.stringify(query.slice(0, 80))}: ${errorMessage(e)}`);
+      }
+      const hits = result.hits.map((h) => ({ seq: h.seq, score: h.score, kind: h.kind, role: h.role, session: h.session, snippet: h.snippet, broadened: h.broadened }));
+      if (ctx.json) {
+        const out: Record<string, unknown> = { hits, broadened: result.broadened, terms: result.terms, pruned: result.pruned };
+        if (result.message) out.message = result.message;
+        writeJson(ctx.io, out);
+        return 0;
+      }
+      if (result.message) ctx.io.stderr(`scroll search: ${result.message}\n`);
+      if (hits.length === 0) {
+        ctx.io.stdout('no hits\n');
+        return 0;
+      }
+      if (result.broadened) ctx.io.stdout('(no event matched every term; showing events matching some of them)\n');
+      for (const h of hits) {
+        ctx.io.stdout(`#${h.seq}  ${h.score.toFixed(2)}  ${h.kind}/${h.role}  ${h.session}\n    ${h.snippet.replace(/\s+/g, ' ').trim()}\n`);
+      }
+      return 0;
+    } finally {
+      log.close();
+    }
+  },
+};

@@ -1,0 +1,79 @@
+/**
+ * SQLite behind one small interface. `auto` uses better-sqlite3 and falls back to the built-in
+ * `node:sqlite` when the native addon cannot load in this host (e.g. VS Code's Electron ABI).
+ */
+import { existsSync } from 'node:fs';
+import { DatabaseError, errorMessage } from '../errors';
+import { BetterSqlite3Database } from './betterSqlite3Driver';
+import { NodeSqliteDatabase } from './nodeSqliteDriver';
+import { isSqliteError } from './sqliteErrors';
+import type { Database, DriverChoice, DriverName, OpenOptions } from './types';
+
+export type { Database, Statement, RunResult, DriverChoice, DriverName, OpenOptions } from './types';
+export { isBusyError, isCorruptionError, isSqliteError } from './sqliteErrors';
+
+/** Remembered after the first `auto` open so we do not retry a broken addon every time. */
+let autoDriver: DriverName | undefined;
+
+function requestedDriver(opts: OpenOptions): DriverChoice {
+  const env = process.env.SCROLL_SQLITE_DRIVER;
+  if (env) {
+    if (env !== 'better-sqlite3' && env !== 'node:sqlite' && env !== 'auto') {
+      throw new DatabaseError(`SCROLL_SQLITE_DRIVER must be better-sqlite3, node:sqlite or auto (got "${env}")`);
+    }
+    return env;
+  }
+  return opts.driver ?? 'auto';
+}
+
+function construct(driver: DriverName, path: string, readonly: boolean): Database {
+  return driver === 'better-sqlite3' ? new BetterSqlite3Database(path, readonly) : new NodeSqliteDatabase(path, readonly);
+}
+
+function openWith(driver: DriverName, path: string, readonly: boolean): Database {
+  try {
+    return construct(driver, path, readonly);
+  } catch (e) {
+    if (isSqliteError(e)) throw e;
+    throw new DatabaseError(`cannot load the ${driver} SQLite driver: ${errorMessage(e)}`, { cause: e });
+  }
+}
+
+export function openDatabase(path: string, opts: OpenOptions = {}): Database {
+  const readonly = opts.readonly ?? false;
+  if (readonly && path !== ':memory:' && !existsSync(path)) {
+    throw new DatabaseError(`no database at ${path}`);
+  }
+  const choice = requestedDriver(opts);
+  let db: Database;
+  if (choice !== 'auto') {
+    db = openWith(choice, path, readonly);
+  } else if (autoDriver) {
+    db = openWith(autoDriver, path, readonly);
+  } else {
+    try {
+      db = construct('better-sqlite3', path, readonly);
+      autoDriver = 'better-sqlite3';
+    } catch (nativeErr) {
+      // A SQLite error (bad file, permissions) is about the database, not the driver: report it.
+      if (isSqliteError(nativeErr)) throw nativeErr;
+      try {
+        db = construct('node:sqlite', path, readonly);
+        autoDriver = 'node:sqlite';
+      } catch (builtinErr) {
+        if (isSqliteError(builtinErr)) throw builtinErr;
+        throw new DatabaseError(
+          `no usable SQLite driver: better-sqlite3 failed (${errorMessage(nativeErr)}) and node:sqlite failed (${errorMessage(builtinErr)}; it needs Node ≥ 22.5)`,
+          { cause: builtinErr },
+        );
+      }
+    }
+  }
+  try {
+    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return db;
+}

@@ -1,0 +1,538 @@
+/**
+ * The workspace event log: append-only, durable, searchable. The single source of truth; the FTS
+ * index beside it is derived and can be rebuilt. See docs/ARCHITECTURE.md for the contract.
+ */
+import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { openDatabase, isBusyError, isCorruptionError, type Database, type DriverChoice, type Statement } from '../db';
+import { DatabaseError, InvalidInputError, ReadonlyLogError, ScrollError, errorMessage } from '../errors';
+import { buildIndexDocument } from '../search/indexText';
+import { estimateTokens, type LogEvent, type LogStats, type NewEvent, type SearchOptions, type SearchResult, type SessionInfo } from '../types';
+import { PayloadStore } from './payloadStore';
+import { Redactor, type RedactionOptions } from './redaction';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema';
+import { sleepSync } from '../db/sqliteErrors';
+
+export interface EventLogOptions {
+  /** Database file. Default `<workspace>/.scroll/scroll.db`. */
+  path?: string;
+  /** Workspace folder; default the current directory. Ignored when `path` is given. */
+  workspace?: string;
+  /** Payload folder. Default `payloads/` beside the database. */
+  payloadDir?: string;
+  /** Session for events that do not name one. Default a new id per open. */
+  session?: string;
+  /** Secret redaction: true (default), false, or options (extra patterns). */
+  redact?: boolean | RedactionOptions;
+  /** Content larger than this many UTF-8 bytes goes to the payload store. Default 8192. */
+  payloadThreshold?: number;
+  /** Open for reading only: SQLite itself refuses writes; no migrations, no repair. */
+  readonly?: boolean;
+  driver?: DriverChoice;
+  /** Told when something needed attention (a corrupt log moved aside, an unreadable payload). */
+  onWarning?: (message: string) => void;
+}
+
+/** Characters of content the event row keeps when the full text lives in the payload store. */
+export const PREVIEW_CHARS = 512;
+
+interface EventRow {
+  seq: number;
+  session: string;
+  kind: string;
+  role: string;
+  name: string | null;
+  content: string;
+  payload: string | null;
+  bytes: number;
+  tokens: number;
+  ts: string;
+  step: number | null;
+  tool_call_id: string | null;
+  parent_seq: number | null;
+  headline: string | null;
+  meta: string;
+}
+
+interface PreparedEvent {
+  session: string;
+  kind: string;
+  role: string;
+  name: string | null;
+  content: string;       // full, redacted
+  stored: string;        // what the row holds: content or its preview
+  payload: string | null;
+  bytes: number;
+  tokens: number;
+  ts: string;
+  step: number | null;
+  toolCallId: string | null;
+  parentSeq: number | null;
+  headline: string | null;
+  meta: Record<string, unknown>;
+  metaJson: string;
+}
+
+const ISO_TS = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+const SELECT_COLUMNS = 'seq, session, kind, role, name, content, payload, bytes, tokens, ts, step, tool_call_id, parent_seq, headline, meta';
+
+function defaultSession(): string {
+  const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').replace('T', '-');
+  return `s-${t}-${randomBytes(2).toString('hex')}`;
+}
+
+/** A name for the moved-aside corrupt file that says what it is and when, never an existing name. */
+function corruptName(path: string): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  let candidate = `${path}.corrupt-${stamp}`;
+  for (let i = 1; existsSync(candidate) || existsSync(`${candidate}-wal`); i++) candidate = `${path}.corrupt-${stamp}-${i}`;
+  return candidate;
+}
+
+function cutPreview(text: string): string {
+  let end = Math.min(PREVIEW_CHARS, text.length);
+  const c = text.charCodeAt(end - 1);
+  if (c >= 0xd800 && c <= 0xdbff) end--; // never split a surrogate pair
+  return text.slice(0, end);
+}
+
+export class EventLog {
+  readonly path: string;
+  readonly payloads: PayloadStore;
+  readonly readonly: boolean;
+  /** Set when the database found on open was corrupt and moved here; a fresh log was started. */
+  recoveredFrom?: string;
+  session: string;
+
+  private readonly db: Database;
+  private readonly redactor: Redactor;
+  private readonly payloadThreshold: number;
+  private readonly onWarning: (message: string) => void;
+  private insertEvent?: Statement;
+  private insertFts?: Statement;
+  private readonly selectOne: Statement;
+  private readonly selectRange: Statement;
+  private readonly selectMax: Statement;
+
+  private constructor(db: Database, opts: EventLogOptions, path: string, payloadDir: string, recoveredFrom?: string) {
+    this.db = db;
+    this.path = path;
+    this.readonly = opts.readonly ?? false;
+    this.payloads = new PayloadStore(payloadDir, this.readonly);
+    this.recoveredFrom = recoveredFrom;
+    this.session = opts.session ?? defaultSession();
+    const redact = opts.redact ?? true;
+    this.redactor = new Redactor(typeof redact === 'boolean' ? { enabled: redact } : redact);
+    this.payloadThreshold = opts.payloadThreshold ?? 8192;
+    this.onWarning = opts.onWarning ?? ((m) => process.stderr.write(`scroll: ${m}\n`));
+    if (!this.readonly) {
+      this.insertEvent = db.prepare(
+        `INSERT INTO events(session, kind, role, name, content, payload, bytes, tokens, ts, step, tool_call_id, parent_seq, headline, meta)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      this.insertFts = db.prepare('INSERT INTO events_fts(rowid, body, code, parts, headline) VALUES (?, ?, ?, ?, ?)');
+    }
+    this.selectOne = db.prepare(`SELECT ${SELECT_COLUMNS} FROM events WHERE seq = ?`);
+    this.selectRange = db.prepare(`SELECT ${SELECT_COLUMNS} FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq`);
+    this.selectMax = db.prepare('SELECT COALESCE(MAX(seq), 0) AS m FROM events');
+  }
+
+  static open(opts: EventLogOptions = {}): EventLog {
+    const path = resolve(opts.path ?? join(opts.workspace ?? process.cwd(), '.scroll', 'scroll.db'));
+    const payloadDir = resolve(opts.payloadDir ?? join(dirname(path), 'payloads'));
+    const warn = opts.onWarning ?? ((m: string) => process.stderr.write(`scroll: ${m}\n`));
+    if (opts.readonly) {
+      if (!existsSync(path)) throw new DatabaseError(`no event log at ${path} (nothing has been recorded there yet)`);
+      const db = openDatabase(path, { readonly: true, driver: opts.driver });
+      try {
+        checkReadableVersion(db, path);
+      } catch (e) {
+        db.close();
+        throw e;
+      }
+      return new EventLog(db, opts, path, payloadDir);
+    }
+    prepareFolder(dirname(path));
+    let recoveredFrom: string | undefined;
+    let db: Database;
+    try {
+      db = openWritable(path, opts.driver);
+    } catch (e) {
+      if (!isCorruptionError(e) && !(e instanceof CorruptLogError)) throw e;
+      recoveredFrom = moveAside(path);
+      warn(
+        `the event log at ${path} was damaged (${errorMessage(e)}); moved it aside to ${recoveredFrom} ` +
+          '(with its -wal/-shm files, nothing deleted) and started a fresh log',
+      );
+      db = openWritable(path, opts.driver);
+    }
+    return new EventLog(db, { ...opts, onWarning: warn }, path, payloadDir, recoveredFrom);
+  }
+
+  get driver(): string {
+    return this.db.driver;
+  }
+
+  /** The underlying connection, for the search module and read-only SQL. */
+  get database(): Database {
+    return this.db;
+  }
+
+  append(e: NewEvent): LogEvent {
+    return this.appendMany([e])[0];
+  }
+
+  /** Appends all events in one transaction: either all are in the log or none is. */
+  appendMany(events: NewEvent[]): LogEvent[] {
+    if (this.readonly || !this.insertEvent || !this.insertFts) throw new ReadonlyLogError();
+    if (!Array.isArray(events)) throw new InvalidInputError('appendMany expects an array of events');
+    if (events.length === 0) return [];
+    // Everything that can fail on bad input, and the payload files, before taking the write lock.
+    const prepared = events.map((e, i) => this.prepareEvent(e, events.length > 1 ? i : undefined));
+    const docs = prepared.map((p) => buildIndexDocument(p.content, p.headline));
+    const insertEvent = this.insertEvent;
+    const insertFts = this.insertFts;
+    const seqs = this.db.transaction(() => {
+      const out: number[] = new Array(prepared.length);
+      for (let i = 0; i < prepared.length; i++) {
+        const p = prepared[i];
+        const seq = insertEvent.run(
+          p.session, p.kind, p.role, p.name, p.stored, p.payload, p.bytes, p.tokens, p.ts,
+          p.step, p.toolCallId, p.parentSeq, p.headline, p.metaJson,
+        ).lastInsertRowid;
+        const d = docs[i];
+        insertFts.run(seq, d.body, d.code, d.parts, d.headline);
+        out[i] = seq;
+      }
+      return out;
+    });
+    return prepared.map((p, i) => ({
+      seq: seqs[i],
+      session: p.session,
+      kind: p.kind,
+      role: p.role,
+      name: p.name,
+      content: p.content,
+      ts: p.ts,
+      meta: p.meta,
+      step: p.step,
+      toolCallId: p.toolCallId,
+      parentSeq: p.parentSeq,
+      headline: p.headline,
+      payload: p.payload,
+      bytes: p.bytes,
+      tokens: p.tokens,
+    }));
+  }
+
+  /** One event with its full content (payload read back and verified), or undefined. */
+  get(seq: number): LogEvent | undefined {
+    if (!Number.isSafeInteger(seq)) throw new InvalidInputError(`seq must be an integer (got ${String(seq)})`);
+    const row = this.selectOne.get(seq) as EventRow | undefined;
+    return row ? this.toEvent(row) : undefined;
+  }
+
+  /**
+   * Exact, untruncated events. A seq or a list: every one must exist (a clear error names the
+   * missing ones). A range: the events inside it, possibly none.
+   */
+  expand(seqs: number | number[] | { from: number; to: number }): LogEvent[] {
+    if (typeof seqs === 'number') seqs = [seqs];
+    if (Array.isArray(seqs)) {
+      const out: LogEvent[] = [];
+      const missing: number[] = [];
+      for (const s of seqs) {
+        const e = this.get(s);
+        if (e) out.push(e);
+        else missing.push(s);
+      }
+      if (missing.length) {
+        const max = this.maxSeq();
+        const list = missing.slice(0, 10).join(', ') + (missing.length > 10 ? ', …' : '');
+        throw new InvalidInputError(`no event with seq ${list} (the log holds ${max ? `1..${max}` : 'no events'})`);
+      }
+      return out;
+    }
+    if (!seqs || typeof seqs !== 'object') throw new InvalidInputError('expand expects a seq, a list of seqs or {from, to}');
+    return this.range(seqs.from, seqs.to);
+  }
+
+  range(from: number, to: number): LogEvent[] {
+    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new InvalidInputError(`a range needs integer bounds (got ${from}..${to})`);
+    return (this.selectRange.all(from, to) as EventRow[]).map((r) => this.toEvent(r));
+  }
+
+  /** The last `n` events (of `session`, when given), oldest first. */
+  recent(n: number, session?: string): LogEvent[] {
+    const limit = Math.max(0, Math.floor(n));
+    const rows = (session === undefined
+      ? this.db.prepare(`SELECT ${SELECT_COLUMNS} FROM events ORDER BY seq DESC LIMIT ?`).all(limit)
+      : this.db.prepare(`SELECT ${SELECT_COLUMNS} FROM events WHERE session = ? ORDER BY seq DESC LIMIT ?`).all(session, limit)) as EventRow[];
+    return rows.reverse().map((r) => this.toEvent(r));
+  }
+
+  /** Events of one session in seq order, `batch` rows at a time (for export without loading all). */
+  *iterateSession(session: string, batch = 500): Generator<LogEvent> {
+    const stmt = this.db.prepare(`SELECT ${SELECT_COLUMNS} FROM events WHERE session = ? AND seq > ? ORDER BY seq LIMIT ?`);
+    let after = 0;
+    for (;;) {
+      const rows = stmt.all(session, after, batch) as EventRow[];
+      if (rows.length === 0) return;
+      for (const r of rows) yield this.toEvent(r);
+      after = rows[rows.length - 1].seq;
+    }
+  }
+
+  search(query: string, opts?: SearchOptions): SearchResult {
+    return loadSearch()(this.db, query, opts);
+  }
+
+  sessions(): SessionInfo[] {
+    const rows = this.db
+      .prepare(
+        `SELECT session, MIN(seq) AS firstSeq, MAX(seq) AS lastSeq, MIN(ts) AS firstTs, MAX(ts) AS lastTs,
+                COUNT(*) AS events, SUM(tokens) AS tokens
+         FROM events GROUP BY session ORDER BY MIN(seq)`,
+      )
+      .all() as SessionInfo[];
+    return rows.map((r) => ({ ...r, tokens: Number(r.tokens ?? 0) }));
+  }
+
+  stats(): LogStats {
+    const c = this.db.prepare('SELECT COUNT(*) AS events, COUNT(DISTINCT session) AS sessions FROM events').get() as { events: number; sessions: number };
+    const fileSize = (p: string) => (existsSync(p) ? statSync(p).size : 0);
+    const payloads = this.payloads.stats();
+    return {
+      events: Number(c.events),
+      sessions: Number(c.sessions),
+      bytes: fileSize(this.path) + fileSize(`${this.path}-wal`),
+      payloads: payloads.count,
+      payloadBytes: payloads.bytes,
+      schemaVersion: readUserVersion(this.db),
+      driver: this.db.driver,
+      path: this.path,
+    };
+  }
+
+  maxSeq(): number {
+    return Number((this.selectMax.get() as { m: number }).m);
+  }
+
+  /** Refills the FTS index from the events (full payload content), in one transaction. */
+  rebuildIndex(): void {
+    if (this.readonly || !this.insertFts) throw new ReadonlyLogError();
+    const insertFts = this.insertFts;
+    const page = this.db.prepare('SELECT seq, content, payload, headline FROM events WHERE seq > ? ORDER BY seq LIMIT 1000');
+    this.db.transaction(() => {
+      this.db.exec("INSERT INTO events_fts(events_fts) VALUES('delete-all')");
+      let after = 0;
+      for (;;) {
+        const rows = page.all(after) as Pick<EventRow, 'seq' | 'content' | 'payload' | 'headline'>[];
+        if (rows.length === 0) break;
+        for (const r of rows) {
+          let text = r.content;
+          if (r.payload) {
+            try {
+              text = this.payloads.read(r.payload);
+            } catch (e) {
+              // Index what the row has rather than lose the whole rebuild; say which event.
+              this.onWarning(`rebuildIndex: event ${r.seq} indexed from its preview only: ${errorMessage(e)}`);
+            }
+          }
+          const d = buildIndexDocument(text, r.headline);
+          insertFts.run(r.seq, d.body, d.code, d.parts, d.headline);
+        }
+        after = rows[rows.length - 1].seq;
+      }
+    });
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private prepareEvent(e: NewEvent, index: number | undefined): PreparedEvent {
+    const where = index === undefined ? 'event' : `event ${index + 1}`;
+    if (!e || typeof e !== 'object') throw new InvalidInputError(`${where}: expected an object`);
+    for (const field of ['kind', 'role', 'content'] as const) {
+      if (typeof e[field] !== 'string') throw new InvalidInputError(`${where}: "${field}" must be a string`);
+    }
+    if (e.kind.length === 0) throw new InvalidInputError(`${where}: "kind" must not be empty`);
+    const optString = (v: unknown, field: string): string | null => {
+      if (v === undefined || v === null) return null;
+      if (typeof v !== 'string') throw new InvalidInputError(`${where}: "${field}" must be a string`);
+      return v;
+    };
+    const optInt = (v: unknown, field: string): number | null => {
+      if (v === undefined || v === null) return null;
+      if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new InvalidInputError(`${where}: "${field}" must be an integer`);
+      return v;
+    };
+    const session = optString(e.session, 'session') ?? this.session;
+    if (session.length === 0) throw new InvalidInputError(`${where}: "session" must not be empty`);
+    let ts = optString(e.ts, 'ts');
+    if (ts === null) ts = new Date().toISOString();
+    else if (!ISO_TS.test(ts) || Number.isNaN(Date.parse(ts))) throw new InvalidInputError(`${where}: "ts" must be an ISO 8601 time (got "${ts.slice(0, 40)}")`);
+    if (e.meta !== undefined && e.meta !== null && (typeof e.meta !== 'object' || Array.isArray(e.meta))) {
+      throw new InvalidInputError(`${where}: "meta" must be an object`);
+    }
+    const r = this.redactor;
+    const content = r.redact(e.content);
+    const headline = optString(e.headline, 'headline');
+    const name = optString(e.name, 'name');
+    let meta: Record<string, unknown>;
+    let metaJson: string;
+    try {
+      meta = r.redactValue(e.meta ?? {});
+      metaJson = JSON.stringify(meta);
+    } catch (err) {
+      throw new InvalidInputError(`${where}: "meta" is not JSON-serialisable: ${errorMessage(err)}`);
+    }
+    const bytes = Buffer.byteLength(content, 'utf8');
+    let stored = content;
+    let payload: string | null = null;
+    if (bytes > this.payloadThreshold) {
+      payload = this.payloads.put(content).handle;
+      stored = cutPreview(content);
+    }
+    return {
+      session,
+      kind: e.kind,
+      role: e.role,
+      name: name === null ? null : r.redact(name),
+      content,
+      stored,
+      payload,
+      bytes,
+      tokens: estimateTokens(content),
+      ts,
+      step: optInt(e.step, 'step'),
+      toolCallId: optString(e.toolCallId, 'toolCallId'),
+      parentSeq: optInt(e.parentSeq, 'parentSeq'),
+      headline: headline === null ? null : r.redact(headline),
+      meta,
+      metaJson,
+    };
+  }
+
+  private toEvent(row: EventRow): LogEvent {
+    let meta: Record<string, unknown>;
+    try {
+      meta = JSON.parse(row.meta) as Record<string, unknown>;
+    } catch {
+      meta = { unparsedMeta: row.meta };
+    }
+    return {
+      seq: Number(row.seq),
+      session: row.session,
+      kind: row.kind,
+      role: row.role,
+      name: row.name,
+      content: row.payload ? this.payloads.read(row.payload) : row.content,
+      ts: row.ts,
+      meta,
+      step: row.step === null ? null : Number(row.step),
+      toolCallId: row.tool_call_id,
+      parentSeq: row.parent_seq === null ? null : Number(row.parent_seq),
+      headline: row.headline,
+      payload: row.payload,
+      bytes: Number(row.bytes),
+      tokens: Number(row.tokens),
+    };
+  }
+}
+
+type SearchEventsFn = (db: Database, query: string, opts?: SearchOptions) => SearchResult;
+let searchEventsFn: SearchEventsFn | undefined;
+/** The query side lives in src/core/search (loaded on first search: ingest never pays for it). */
+function loadSearch(): SearchEventsFn {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  searchEventsFn ??= (require('../search') as { searchEvents: SearchEventsFn }).searchEvents;
+  return searchEventsFn;
+}
+
+/** quick_check found damage (as opposed to SQLite refusing the file outright). */
+class CorruptLogError extends ScrollError {
+  constructor(detail: string) {
+    super(`quick_check failed: ${detail}`, 'CORRUPT_LOG');
+  }
+}
+
+function prepareFolder(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  // Only the folder Scroll owns gets the ignore-everything file, not an arbitrary --db folder.
+  if (basename(dir) === '.scroll') {
+    const gi = join(dir, '.gitignore');
+    if (!existsSync(gi)) writeFileSync(gi, '*\n');
+  }
+}
+
+function readUserVersion(db: Database): number {
+  return Number((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version);
+}
+
+function checkReadableVersion(db: Database, path: string): void {
+  const v = readUserVersion(db);
+  if (v > SCHEMA_VERSION) throw new DatabaseError(`${path} has schema version ${v}; this Scroll reads up to ${SCHEMA_VERSION} — update Scroll`);
+  if (v === 0) throw new DatabaseError(`${path} is not a Scroll event log (no schema)`);
+}
+
+/** Retries a statement that takes a lock outside a transaction (journal_mode switch). */
+function withBusyRetry<T>(fn: () => T): T {
+  let delay = 5;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return fn();
+    } catch (e) {
+      if (!isBusyError(e) || Date.now() > deadline) throw e;
+      sleepSync(delay + Math.random() * delay);
+      delay = Math.min(delay * 2, 200);
+    }
+  }
+}
+
+function openWritable(path: string, driver?: DriverChoice): Database {
+  const db = openDatabase(path, { driver });
+  try {
+    withBusyRetry(() => db.exec('PRAGMA journal_mode = WAL'));
+    db.exec('PRAGMA synchronous = NORMAL');
+    const check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
+    const problems = check.map((r) => r.quick_check).filter((m) => m !== 'ok');
+    if (problems.length) throw new CorruptLogError(problems.slice(0, 3).join('; '));
+    migrate(db, path);
+    return db;
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
+
+function migrate(db: Database, path: string): void {
+  if (readUserVersion(db) >= SCHEMA_VERSION) {
+    const v = readUserVersion(db);
+    if (v > SCHEMA_VERSION) throw new DatabaseError(`${path} has schema version ${v}; this Scroll knows up to ${SCHEMA_VERSION} — update Scroll`);
+    return;
+  }
+  db.transaction(() => {
+    // Re-read under the write lock: another process may have migrated meanwhile.
+    const current = readUserVersion(db);
+    for (const m of MIGRATIONS) {
+      if (m.version <= current) continue;
+      db.exec(m.sql);
+      db.prepare("INSERT INTO scroll_meta(key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(m.version));
+      db.exec(`PRAGMA user_version = ${m.version}`);
+    }
+  });
+}
+
+/** Renames the database and its -wal/-shm to `<path>.corrupt-<time>[-wal|-shm]`; returns the new db name. */
+function moveAside(path: string): string {
+  const target = corruptName(path);
+  renameSync(path, target);
+  for (const suffix of ['-wal', '-shm', '-journal']) {
+    if (existsSync(path + suffix)) renameSync(path + suffix, target + suffix);
+  }
+  return target;
+}

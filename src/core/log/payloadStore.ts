@@ -1,0 +1,115 @@
+/**
+ * Content-addressed payload store: large event contents live in files named by their sha256,
+ * `<dir>/<aa>/<sha256>`. Writes are atomic (temp file + rename) so a reader never sees half a
+ * payload; reads recompute the hash so a damaged file is reported, never returned.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { PayloadError, ReadonlyLogError, errorMessage } from '../errors';
+
+const HANDLE = /^[0-9a-f]{64}$/;
+
+export interface PayloadPut {
+  handle: string;
+  bytes: number;
+}
+
+export function sha256Hex(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+export class PayloadStore {
+  constructor(readonly dir: string, private readonly readonly = false) {}
+
+  static isHandle(handle: string): boolean {
+    return HANDLE.test(handle);
+  }
+
+  pathFor(handle: string): string {
+    if (!HANDLE.test(handle)) throw new PayloadError(`not a payload handle: "${handle}" (expected 64 hex digits)`, handle);
+    return join(this.dir, handle.slice(0, 2), handle);
+  }
+
+  has(handle: string): boolean {
+    return existsSync(this.pathFor(handle));
+  }
+
+  /** Stores `content` (UTF-8) and returns its handle. Idempotent: same content, same file. */
+  put(content: string | Buffer): PayloadPut {
+    if (this.readonly) throw new ReadonlyLogError('the payload store was opened read-only');
+    const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    const handle = sha256Hex(data);
+    const target = this.pathFor(handle);
+    if (existsSync(target) && this.verifies(target, handle)) return { handle, bytes: data.length };
+    const shard = join(this.dir, handle.slice(0, 2));
+    mkdirSync(shard, { recursive: true });
+    const tmp = join(shard, `.tmp-${handle.slice(0, 16)}-${process.pid}-${randomBytes(4).toString('hex')}`);
+    try {
+      const fd = openSync(tmp, 'wx', 0o600);
+      try {
+        let off = 0;
+        while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+        // The event that points here commits right after; the bytes must be on disk first.
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, target);
+    } catch (e) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // temp file never created or already renamed
+      }
+      throw new PayloadError(`cannot write payload ${handle} to ${target}: ${errorMessage(e)}`, handle, { cause: e });
+    }
+    return { handle, bytes: data.length };
+  }
+
+  /** The exact bytes stored under `handle`, after checking they still hash to it. */
+  readBuffer(handle: string): Buffer {
+    const path = this.pathFor(handle);
+    let data: Buffer;
+    try {
+      data = readFileSync(path);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new PayloadError(`payload ${handle} is missing (expected at ${path})`, handle, { cause: e });
+      throw new PayloadError(`cannot read payload ${handle} at ${path}: ${errorMessage(e)}`, handle, { cause: e });
+    }
+    const actual = sha256Hex(data);
+    if (actual !== handle) {
+      throw new PayloadError(`payload ${handle} is damaged: ${path} now hashes to ${actual.slice(0, 12)}… (${data.length} bytes)`, handle);
+    }
+    return data;
+  }
+
+  read(handle: string): string {
+    return this.readBuffer(handle).toString('utf8');
+  }
+
+  /** Number of payload files and their total size. */
+  stats(): { count: number; bytes: number } {
+    let count = 0;
+    let bytes = 0;
+    if (!existsSync(this.dir)) return { count, bytes };
+    for (const shard of readdirSync(this.dir)) {
+      if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+      for (const f of readdirSync(join(this.dir, shard))) {
+        if (!HANDLE.test(f)) continue;
+        count++;
+        bytes += statSync(join(this.dir, shard, f)).size;
+      }
+    }
+    return { count, bytes };
+  }
+
+  private verifies(path: string, handle: string): boolean {
+    try {
+      return sha256Hex(readFileSync(path)) === handle;
+    } catch {
+      return false;
+    }
+  }
+}

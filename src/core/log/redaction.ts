@@ -1,0 +1,151 @@
+/**
+ * Secret redaction. Runs on everything an event carries (content, headline, name, meta values)
+ * before any byte reaches the database, its WAL or the payload store: a lossless log must not
+ * become a plaintext credential dump. Matches are replaced by `[REDACTED:<type>]`.
+ */
+
+export interface RedactionRule {
+  /** Goes into the marker: `[REDACTED:<type>]`. */
+  type: string;
+  pattern: RegExp;
+  /**
+   * Index of the capture group that holds the secret; the text around it is kept (e.g. the
+   * variable name in `API_KEY=…`). Omitted: the whole match is the secret.
+   */
+  secretGroup?: number;
+  /** Cheap substring tests (case-insensitive); the regex only runs when one is present. */
+  triggers?: string[];
+  /** Matched values this returns true for are not secrets after all (numbers, references). */
+  keep?: (secret: string) => boolean;
+}
+
+export interface RedactionOptions {
+  /** Default true. False stores text exactly as given. */
+  enabled?: boolean;
+  /** Extra rules, applied after the built-in ones. A string is compiled with flags `g`. */
+  extraPatterns?: Array<{ type: string; pattern: RegExp | string }>;
+}
+
+/** Names in `NAME=value` lines that mark the value as a secret. */
+const SECRET_NAME = String.raw`[A-Za-z_][A-Za-z0-9_.-]*?(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIALS?|AUTH_?KEY|CLIENT_?SECRET)[A-Za-z0-9_.-]*`;
+
+export const BUILTIN_RULES: readonly RedactionRule[] = [
+  {
+    type: 'private_key',
+    pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+    triggers: ['private key'],
+  },
+  { type: 'aws_access_key', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b/g, triggers: ['akia', 'asia', 'abia', 'acca', 'aida', 'aroa'] },
+  {
+    type: 'aws_secret_key',
+    pattern: /(aws_?secret(?:_?access)?_?key["']?\s*[:=]\s*["']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
+    secretGroup: 2,
+    triggers: ['secret'],
+  },
+  { type: 'github_token', pattern: /\bgh[pousr]_[A-Za-z0-9]{30,255}\b/g, triggers: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'] },
+  { type: 'github_token', pattern: /\bgithub_pat_[A-Za-z0-9_]{22,255}/g, triggers: ['github_pat_'] },
+  { type: 'anthropic_key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g, triggers: ['sk-ant-'] },
+  { type: 'openai_key', pattern: /\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g, triggers: ['sk-'] },
+  { type: 'slack_token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, triggers: ['xox'] },
+  { type: 'slack_webhook', pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+/g, triggers: ['hooks.slack.com'] },
+  { type: 'google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g, triggers: ['aiza'] },
+  { type: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, triggers: ['eyj'] },
+  {
+    type: 'bearer_token',
+    pattern: /(\bAuthorization["']?\s*[:=]\s*["']?Bearer\s+)([A-Za-z0-9._~+/=-]{16,})/gi,
+    secretGroup: 2,
+    triggers: ['bearer'],
+  },
+  {
+    type: 'url_password',
+    pattern: /(\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"'<>]+:)([^\s@/"'<>]+)(@)/g,
+    secretGroup: 2,
+    triggers: ['://'],
+  },
+  {
+    // env files, shell exports, YAML/INI: a secret-looking name at the start of a line.
+    type: 'secret',
+    pattern: new RegExp(String.raw`^([ \t]*(?:export[ \t]+)?["']?${SECRET_NAME}["']?[ \t]*[=:][ \t]*)("[^"\n]+"|'[^'\n]+'|[^\s"'#][^\n#]*?)([ \t]*(?:#.*)?)$`, 'gim'),
+    secretGroup: 2,
+    triggers: ['secret', 'token', 'passw', 'passphrase', 'key', 'private', 'credential'],
+    keep: notASecretValue,
+  },
+  {
+    // JSON: "api_key": "value"
+    type: 'secret',
+    pattern: new RegExp(String.raw`("${SECRET_NAME}"[ \t]*:[ \t]*)("[^"\n]{4,}")`, 'gi'),
+    secretGroup: 2,
+    triggers: ['secret', 'token', 'passw', 'passphrase', 'key', 'private', 'credential'],
+    keep: notASecretValue,
+  },
+];
+
+/** `max_tokens: 100`, `API_KEY=$API_KEY`, `password: null` name a secret but do not hold one. */
+function notASecretValue(value: string): boolean {
+  const v = value.replace(/^["']|["']$/g, '').trim();
+  return /^(?:[-+]?\d+(?:\.\d+)?|true|false|null|none|undefined|\*+|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\[REDACTED:[^\]]*\])$/i.test(v) || v.length < 3;
+}
+
+const MARKER_PREFIX = '[REDACTED:';
+
+export class Redactor {
+  readonly enabled: boolean;
+  private readonly rules: RedactionRule[];
+
+  constructor(opts: RedactionOptions = {}) {
+    this.enabled = opts.enabled ?? true;
+    this.rules = [...BUILTIN_RULES];
+    for (const extra of opts.extraPatterns ?? []) {
+      let pattern: RegExp;
+      if (typeof extra.pattern === 'string') pattern = new RegExp(extra.pattern, 'g');
+      else pattern = extra.pattern.global ? extra.pattern : new RegExp(extra.pattern.source, extra.pattern.flags + 'g');
+      if (!/^[A-Za-z0-9_.-]+$/.test(extra.type)) throw new Error(`redaction pattern type must be a plain word (got "${extra.type}")`);
+      this.rules.push({ type: extra.type, pattern });
+    }
+  }
+
+  /** Returns `text` with every secret replaced. */
+  redact(text: string): string {
+    if (!this.enabled || text.length === 0) return text;
+    let lower: string | undefined;
+    let out = text;
+    for (const rule of this.rules) {
+      if (rule.triggers) {
+        lower ??= out.toLowerCase();
+        if (!rule.triggers.some((t) => lower!.includes(t))) continue;
+      }
+      const marker = `${MARKER_PREFIX}${rule.type}]`;
+      rule.pattern.lastIndex = 0;
+      const next = rule.secretGroup === undefined
+        ? out.replace(rule.pattern, marker)
+        : out.replace(rule.pattern, (...m: unknown[]) => {
+          const groups = m.slice(1, -2) as (string | undefined)[];
+          const secret = groups[rule.secretGroup! - 1] ?? '';
+          if (secret.includes(MARKER_PREFIX) || rule.keep?.(secret)) return m[0] as string;
+          return groups.map((g, i) => (i === rule.secretGroup! - 1 ? marker : g ?? '')).join('');
+        });
+      if (next !== out) {
+        out = next;
+        lower = undefined;
+      }
+    }
+    return out;
+  }
+
+  /** Redacts every string inside a JSON-like value (objects, arrays), keys left as they are. */
+  redactValue<T>(value: T): T {
+    if (!this.enabled) return value;
+    return this.walk(value) as T;
+  }
+
+  private walk(value: unknown): unknown {
+    if (typeof value === 'string') return this.redact(value);
+    if (Array.isArray(value)) return value.map((v) => this.walk(v));
+    if (value && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = this.walk(v);
+      return out;
+    }
+    return value;
+  }
+}

@@ -1,0 +1,220 @@
+/** The "Scroll" commands: search, open by seq, index, kernel restart, export, log folder. */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { SearchHit } from '../core/types';
+import { openScrollDocument } from './contentProvider';
+import { parseSeqSpec, renderSessionExport, type SeqSpec } from './history/eventMarkdown';
+import { latestSession, sessionEvents } from './history/historyQueries';
+import type { ScrollServices } from './services';
+
+export const SEARCH_DEBOUNCE_MS = 150;
+const SEARCH_RESULTS = 50;
+
+interface HitItem extends vscode.QuickPickItem {
+  seq: number;
+}
+
+export function hitItem(h: SearchHit): HitItem {
+  const snippet = (h.snippet || h.headline || '').replace(/\s+/g, ' ').replace(/[«»]/g, '').trim();
+  return {
+    seq: h.seq,
+    label: `seq ${h.seq} · ${h.kind}`,
+    description: `${h.session} · ${h.ts.slice(0, 16).replace('T', ' ')}${h.broadened ? ' · broadened' : ''}`,
+    detail: snippet,
+    alwaysShow: true, // FTS already filtered; the QuickPick's own fuzzy filter must not hide hits
+  };
+}
+
+export function registerCommands(context: vscode.ExtensionContext, services: ScrollServices): void {
+  const reg = (id: string, fn: (...args: any[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+
+  reg('scroll.searchHistory', (initialQuery?: string) => searchHistory(services, typeof initialQuery === 'string' ? initialQuery : ''));
+
+  reg('scroll.openEvent', async (arg?: number | string | SeqSpec) => {
+    let spec: SeqSpec;
+    if (typeof arg === 'number') spec = { seq: arg };
+    else if (arg && typeof arg === 'object') spec = arg;
+    else {
+      const text =
+        typeof arg === 'string'
+          ? arg
+          : await vscode.window.showInputBox({
+              title: 'Scroll: Open Event',
+              prompt: 'A seq (42) or an inclusive range (40..45)',
+              validateInput: (v) => {
+                try {
+                  parseSeqSpec(v);
+                  return undefined;
+                } catch (e) {
+                  return (e as Error).message;
+                }
+              },
+            });
+      if (text === undefined) return undefined;
+      try {
+        spec = parseSeqSpec(text);
+      } catch (e) {
+        void vscode.window.showErrorMessage(`Scroll: ${(e as Error).message}`);
+        return undefined;
+      }
+    }
+    const editor = await openScrollDocument('seq' in spec ? { kind: 'event', seq: spec.seq } : { kind: 'range', from: spec.from, to: spec.to });
+    return editor.document.uri.toString();
+  });
+
+  reg('scroll.showEvictionIndex', async (session?: string) => {
+    const chosen = typeof session === 'string' ? session : await pickSession(services, 'Show the eviction index of which session?');
+    if (!chosen) return undefined;
+    const editor = await openScrollDocument({ kind: 'index', session: chosen });
+    return editor.document.uri.toString();
+  });
+
+  reg('scroll.restartKernel', async (session?: string) => {
+    if (!services.trusted) {
+      void vscode.window.showWarningMessage('Scroll: the Python kernel is disabled in untrusted workspaces.');
+      return false;
+    }
+    const target = typeof session === 'string' ? session : services.activeSession;
+    if (!target || !services.hasKernel(target)) {
+      void vscode.window.showInformationMessage('Scroll: no kernel is running; one starts when @scroll first runs Python.');
+      return false;
+    }
+    await services.restartKernel(target);
+    void vscode.window.showInformationMessage(`Scroll: kernel of session ${target} restarted (variables cleared).`);
+    return true;
+  });
+
+  reg('scroll.exportSession', async (session?: string, to?: 'untitled' | vscode.Uri) => {
+    const chosen = typeof session === 'string' ? session : await pickSession(services, 'Export which session as Markdown?');
+    if (!chosen) return undefined;
+    const log = services.existingLog();
+    if (!log) return undefined;
+    const markdown = renderSessionExport(chosen, sessionEvents(log, chosen));
+    let destination: 'untitled' | vscode.Uri | undefined = to;
+    if (!destination) {
+      const pick = await vscode.window.showQuickPick(['Open in an untitled editor', 'Save to a file…'], { title: `Export session ${chosen}` });
+      if (!pick) return undefined;
+      if (pick.startsWith('Open')) destination = 'untitled';
+      else {
+        destination = await vscode.window.showSaveDialog({
+          defaultUri: vscode.Uri.file(path.join(services.workspace ?? path.dirname(services.config.logPath), `scroll-${safeFileName(chosen)}.md`)),
+          filters: { Markdown: ['md'] },
+        });
+        if (!destination) return undefined;
+      }
+    }
+    if (destination === 'untitled') {
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: markdown });
+      await vscode.window.showTextDocument(doc);
+      return doc.uri.toString();
+    }
+    await vscode.workspace.fs.writeFile(destination, Buffer.from(markdown, 'utf8'));
+    void vscode.window.showInformationMessage(`Scroll: session ${chosen} exported to ${destination.fsPath}`);
+    return destination.toString();
+  });
+
+  reg('scroll.revealLogFolder', async () => {
+    const logPath = services.config.logPath;
+    const folder = vscode.Uri.file(path.dirname(logPath));
+    const root = services.workspace;
+    if (root && !path.relative(root, logPath).startsWith('..')) {
+      await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(logPath));
+    } else if (vscode.env.remoteName) {
+      void vscode.window.showInformationMessage(`Scroll: the log is at ${logPath}`);
+    } else {
+      await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(logPath));
+    }
+    return folder.fsPath;
+  });
+}
+
+/** QuickPick that runs an FTS query as you type (debounced); Enter opens the event's tab. */
+async function searchHistory(services: ScrollServices, initialQuery: string): Promise<void> {
+  let log;
+  try {
+    log = services.existingLog();
+  } catch (e) {
+    void vscode.window.showWarningMessage(`Scroll: ${(e as Error).message}`);
+    return;
+  }
+  if (!log) {
+    void vscode.window.showInformationMessage('Scroll: this workspace has no history yet. Ask @scroll something first.');
+    return;
+  }
+  const qp = vscode.window.createQuickPick<HitItem>();
+  qp.title = 'Scroll: Search History';
+  qp.placeholder = 'Search every logged message, tool call and output (full text)';
+  qp.matchOnDescription = false;
+  qp.matchOnDetail = false;
+  let timer: NodeJS.Timeout | undefined;
+  let generation = 0;
+  const run = (query: string) => {
+    const mine = ++generation;
+    if (!query.trim()) {
+      qp.items = [];
+      qp.busy = false;
+      return;
+    }
+    try {
+      const result = log.search(query, { k: SEARCH_RESULTS, snippet: true });
+      if (mine !== generation) return;
+      qp.items = result.hits.map(hitItem);
+      qp.placeholder = result.message ?? qp.placeholder;
+    } catch (e) {
+      qp.items = [];
+      qp.placeholder = `Search failed: ${(e as Error).message}`;
+    } finally {
+      qp.busy = false;
+    }
+  };
+  qp.onDidChangeValue((v) => {
+    qp.busy = true;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => run(v), SEARCH_DEBOUNCE_MS);
+  });
+  const done = new Promise<void>((resolve) => {
+    qp.onDidAccept(async () => {
+      const item = qp.selectedItems[0] ?? qp.activeItems[0];
+      qp.hide();
+      if (item) await openScrollDocument({ kind: 'event', seq: item.seq }, { preview: false });
+      resolve();
+    });
+    qp.onDidHide(() => {
+      if (timer) clearTimeout(timer);
+      qp.dispose();
+      resolve();
+    });
+  });
+  qp.show();
+  if (initialQuery) {
+    qp.value = initialQuery;
+    run(initialQuery);
+  }
+  await done;
+}
+
+async function pickSession(services: ScrollServices, title: string): Promise<string | undefined> {
+  const log = services.existingLog();
+  if (!log) {
+    void vscode.window.showInformationMessage('Scroll: this workspace has no history yet.');
+    return undefined;
+  }
+  const sessions = log.sessions().sort((a, b) => b.lastSeq - a.lastSeq);
+  if (!sessions.length) {
+    void vscode.window.showInformationMessage('Scroll: the log holds no sessions yet.');
+    return undefined;
+  }
+  const active = services.activeSession ?? latestSession(log);
+  const items = sessions.map((s) => ({
+    label: s.session,
+    description: `${s.events} events · seq ${s.firstSeq}..${s.lastSeq}${s.session === active ? ' · current' : ''}`,
+    detail: `${s.firstTs.slice(0, 16).replace('T', ' ')} – ${s.lastTs.slice(0, 16).replace('T', ' ')} · ~${s.tokens} tokens`,
+  }));
+  items.sort((a, b) => (a.label === active ? -1 : b.label === active ? 1 : 0));
+  return (await vscode.window.showQuickPick(items, { title, matchOnDescription: true }))?.label;
+}
+
+function safeFileName(s: string): string {
+  return s.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
+}
+

@@ -1,0 +1,143 @@
+/**
+ * Markdown views of logged events: editor tabs, exports, chat answers. Pure (no `vscode` import)
+ * so it is unit-tested in plain Node. Content is always exact and complete: it is placed in a
+ * fence longer than any backtick run it contains, so nothing in it can end the block early.
+ */
+import type { LogEvent, SearchHit } from '../../core/types';
+
+/** A seq or an inclusive range typed by a person or a model: `42`, `40..45`, `40-45`, `#42`. */
+export type SeqSpec = { seq: number } | { from: number; to: number };
+
+export function parseSeqSpec(text: string): SeqSpec {
+  const t = String(text ?? '').trim().replace(/^(seq\s*|#)/i, '');
+  const one = /^(\d+)$/.exec(t);
+  if (one) return { seq: Number(one[1]) };
+  const range = /^(\d+)\s*(?:\.\.|-|–|:)\s*(\d+)$/.exec(t);
+  if (range) {
+    const a = Number(range[1]);
+    const b = Number(range[2]);
+    if (a > b) throw new Error(`"${text}": the range starts after it ends (write ${b}..${a})`);
+    return { from: a, to: b };
+  }
+  throw new Error(`"${text}" is not a seq: write a number like 42 or a range like 40..45`);
+}
+
+/** Longest events shown in one range document; beyond it the document says where to continue. */
+export const MAX_RANGE_EVENTS = 500;
+
+export function fenceFor(content: string): string {
+  let longest = 0;
+  for (const m of content.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+export function fenced(content: string, language = ''): string {
+  const fence = fenceFor(content);
+  const body = content.endsWith('\n') ? content : content + '\n';
+  return `${fence}${language}\n${body}${fence}`;
+}
+
+/** A language id for content whose type is not recorded: JSON, Python, shell, diff, Markdown or text. */
+export function guessLanguage(content: string, hint?: { kind?: string; name?: string | null }): string {
+  if (hint?.kind === 'kernel_exec') return 'python';
+  const t = content.trim();
+  if ((t.startsWith('{') && t.endsWith('}')) || (t.startsWith('[') && t.endsWith(']'))) {
+    try {
+      JSON.parse(t);
+      return 'json';
+    } catch {
+      /* not JSON after all */
+    }
+  }
+  if (/^(diff --git|--- a\/|@@ -\d)/m.test(t)) return 'diff';
+  if (/^#!.*\b(ba|z)?sh\b/.test(t)) return 'shellscript';
+  if (/^#!.*python/.test(t) || /^(def |class |import |from \S+ import )/m.test(t)) return 'python';
+  if (/^#{1,6} \S/m.test(t) && /\n/.test(t)) return 'markdown';
+  return 'plaintext';
+}
+
+const EXTENSIONS: Record<string, string> = {
+  json: 'json', python: 'py', diff: 'diff', shellscript: 'sh', markdown: 'md', plaintext: 'txt',
+};
+export function extensionForLanguage(language: string): string {
+  return EXTENSIONS[language] ?? 'txt';
+}
+
+export function eventHeader(e: LogEvent): string {
+  const rows: [string, string][] = [
+    ['seq', String(e.seq)],
+    ['kind', e.kind],
+    ['role', e.role],
+    ['session', e.session],
+    ['time', e.ts],
+  ];
+  if (e.name) rows.push(['name', e.name]);
+  if (e.step !== null && e.step !== undefined) rows.push(['step', String(e.step)]);
+  if (e.toolCallId) rows.push(['tool call', e.toolCallId]);
+  if (e.parentSeq !== null && e.parentSeq !== undefined) rows.push(['parent', String(e.parentSeq)]);
+  if (e.headline) rows.push(['headline', e.headline]);
+  rows.push(['size', `${e.bytes} bytes, ~${e.tokens} tokens`]);
+  if (e.payload) rows.push(['payload', e.payload]);
+  return rows.map(([k, v]) => `- **${k}:** ${inline(v)}`).join('\n');
+}
+
+/** One event, header then exact content. */
+export function renderEvent(e: LogEvent): string {
+  const meta = e.meta && Object.keys(e.meta).length ? `\n\n<details><summary>meta</summary>\n\n${fenced(JSON.stringify(e.meta, null, 2), 'json')}\n\n</details>` : '';
+  return `# Event ${e.seq} · ${e.kind}\n\n${eventHeader(e)}${meta}\n\n${fenced(e.content, fenceLanguage(e))}\n`;
+}
+
+export function renderMissingEvent(seq: number, maxSeq: number): string {
+  const where = maxSeq > 0 ? `The log holds seq 1..${maxSeq}.` : 'The log is empty.';
+  return `# Event ${seq} not found\n\nThere is no event with seq ${seq} in this workspace's Scroll log. ${where}\n`;
+}
+
+/** Several events as one document (a range, or an evicted segment). */
+export function renderEvents(title: string, events: LogEvent[], intro = ''): string {
+  const parts = [`# ${title}\n`];
+  if (intro) parts.push(intro + '\n');
+  if (!events.length) parts.push('_No events in this range._\n');
+  for (const e of events) {
+    parts.push(`## seq ${e.seq} · ${e.kind} · ${e.role}${e.name ? ` · ${inline(e.name)}` : ''}\n\n${eventHeader(e)}\n\n${fenced(e.content, fenceLanguage(e))}\n`);
+  }
+  return parts.join('\n');
+}
+
+/** A session as Markdown, for export: every event, in order, complete. */
+export function renderSessionExport(session: string, events: LogEvent[], exportedAt = new Date().toISOString()): string {
+  const first = events[0];
+  const last = events[events.length - 1];
+  const span = first ? `seq ${first.seq}..${last.seq}, ${first.ts} – ${last.ts}` : 'no events';
+  const body = events.map((e) => {
+    const who = e.kind === 'user_message' ? 'User' : e.kind === 'model_turn' ? 'Assistant' : `${e.kind}${e.name ? ` \`${e.name}\`` : ''}`;
+    return `### ${who} — seq ${e.seq}\n\n_${e.ts} · ${e.role}${e.headline ? ` · ${inline(e.headline)}` : ''}_\n\n${fenced(e.content, fenceLanguage(e))}\n`;
+  });
+  return [`# Scroll session ${session}\n`, `${events.length} events (${span}). Exported ${exportedAt}.\n`, ...body].join('\n');
+}
+
+/** One line per hit, with a link target for its seq. */
+export function renderHits(query: string, hits: SearchHit[], link: (seq: number) => string, note?: string): string {
+  if (!hits.length) return `No events match **${inline(query)}**.${note ? ` ${note}` : ''}\n`;
+  const lines = hits.map((h) => `- [seq ${h.seq}](${link(h.seq)}) · ${h.kind} · ${h.role} · ${h.session} · ${h.ts.slice(0, 19)}${h.broadened ? ' · _broadened_' : ''}\n  ${snippetText(h)}`);
+  return `${hits.length} hit${hits.length === 1 ? '' : 's'} for **${inline(query)}**${note ? ` (${note})` : ''}:\n\n${lines.join('\n')}\n`;
+}
+
+/** Search snippet as display text: the « » markers become bold, everything else is escaped. */
+export function snippetText(h: Pick<SearchHit, 'snippet' | 'headline'>): string {
+  const raw = (h.snippet || h.headline || '').replace(/\s+/g, ' ').trim();
+  return escapeMarkdown(raw).replace(/«/g, '**').replace(/»/g, '**');
+}
+
+/** Escapes what could turn logged text into markup or links; leaves ordinary punctuation readable. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/([\\`*_\[\]<>|~])/g, '\\$1').replace(/^([#+\-=])/, '\\$1');
+}
+
+function inline(text: string): string {
+  return escapeMarkdown(text.replace(/\s+/g, ' '));
+}
+
+function fenceLanguage(e: LogEvent): string {
+  const lang = guessLanguage(e.content, e);
+  return lang === 'plaintext' || lang === 'markdown' ? 'text' : lang === 'shellscript' ? 'sh' : lang;
+}

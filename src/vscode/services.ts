@@ -1,0 +1,255 @@
+/**
+ * Everything Scroll holds at run time, created on first use: activation opens nothing. One
+ * workspace event log, one kernel per chat session, the chat sessions' working-view figures for
+ * the status bar. Commands, tools, the participant and the panel all go through this object.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { EventLog } from '../core/log/eventLog';
+import type { Kernel, KernelStatus } from '../core/kernel/kernel';
+import { formatKernelResult, LoggedKernel, type LoggedExecuteOptions } from '../core/kernel/loggedKernel';
+import { SubprocessKernel } from '../core/kernel/subprocessKernel';
+import { readConfig, workspaceRoot, type ScrollConfig } from './config';
+
+export interface SessionFigures {
+  session: string;
+  viewTokens: number;
+  budget: number;
+  evictions: number;
+}
+
+export type KernelFactory = (opts: {
+  session: string;
+  config: ScrollConfig;
+  workspace: string | undefined;
+  log: EventLog;
+}) => Promise<Kernel>;
+
+export class ScrollServices implements vscode.Disposable {
+  private logInstance: EventLog | undefined;
+  private openedPath: string | undefined;
+  private readonly kernels = new Map<string, Promise<Kernel>>();
+  private readonly kernelStatusSubs = new Map<string, { dispose(): void }>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly disposables: vscode.Disposable[] = [this.changed];
+  private kernelFactory: KernelFactory;
+  /** The session tools run in when no @scroll turn is active (e.g. another agent calls scroll_exec). */
+  private readonly toolsSession = `tools-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`;
+  /** Set while an @scroll turn runs: how its scroll_exec calls are logged. */
+  private turn: { session: string; exec: Omit<LoggedExecuteOptions, 'signal' | 'timeoutMs'> } | undefined;
+  private activeSessionId: string | undefined;
+  private readonly figures = new Map<string, SessionFigures>();
+  private readonly kernelStates = new Map<string, KernelStatus>();
+
+  /** Time activate() took, in ms (checked by the in-host tests). */
+  activationMs = 0;
+
+  /** Fires when the log, a session's view figures or a kernel's state change (status bar, panel). */
+  readonly onDidChange = this.changed.event;
+
+  constructor(readonly context: vscode.ExtensionContext) {
+    this.kernelFactory = defaultKernelFactory(context.extensionPath);
+    this.disposables.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('scroll.log.path') || e.affectsConfiguration('scroll.redaction.enabled')) this.closeLog();
+      }),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.closeLog()),
+    );
+  }
+
+  get config(): ScrollConfig {
+    return readConfig(this.context.globalStorageUri.fsPath);
+  }
+
+  get workspace(): string | undefined {
+    return workspaceRoot();
+  }
+
+  get trusted(): boolean {
+    return vscode.workspace.isTrusted;
+  }
+
+  /** The workspace log, opened (and created) on first use. Untrusted workspaces get it read-only. */
+  log(): EventLog {
+    const cfg = this.config;
+    if (this.logInstance && this.openedPath === cfg.logPath) return this.logInstance;
+    this.closeLog();
+    const readonly = !this.trusted;
+    if (readonly && !fs.existsSync(cfg.logPath)) {
+      throw new Error(`This workspace has no Scroll history yet (${cfg.logPath}); it is created when the workspace is trusted and @scroll runs.`);
+    }
+    if (!readonly) ensureScrollFolder(cfg.logPath);
+    this.logInstance = EventLog.open({
+      path: cfg.logPath,
+      workspace: this.workspace,
+      redact: cfg.redact,
+      readonly,
+    });
+    this.openedPath = cfg.logPath;
+    if (this.logInstance.recoveredFrom) {
+      void vscode.window.showWarningMessage(`Scroll: the log was damaged and moved aside to ${this.logInstance.recoveredFrom}; a new log was started.`);
+    }
+    return this.logInstance;
+  }
+
+  /** The log if it was opened already or exists on disk; undefined when there is no history yet. */
+  existingLog(): EventLog | undefined {
+    if (this.logInstance) return this.log();
+    return fs.existsSync(this.config.logPath) ? this.log() : undefined;
+  }
+
+  get logIsOpen(): boolean {
+    return this.logInstance !== undefined;
+  }
+
+  setKernelFactory(factory: KernelFactory): void {
+    this.kernelFactory = factory;
+  }
+
+  /** The session's kernel, started on first use. Refused in untrusted workspaces. */
+  kernel(session: string): Promise<Kernel> {
+    if (!this.trusted) return Promise.reject(new Error('The Python kernel is disabled in untrusted workspaces.'));
+    const existing = this.kernels.get(session);
+    if (existing) return existing;
+    const started = this.kernelFactory({ session, config: this.config, workspace: this.workspace, log: this.log() }).then((k) => {
+      this.kernelStates.set(session, k.status);
+      this.kernelStatusSubs.set(session, k.onStatus((s) => {
+        this.kernelStates.set(session, s);
+        this.changed.fire();
+      }));
+      this.changed.fire();
+      return k;
+    });
+    started.catch(() => this.kernels.delete(session));
+    this.kernels.set(session, started);
+    return started;
+  }
+
+  /** The session tools act for: the running @scroll turn's, else the active one, else our own. */
+  toolSession(): string {
+    return this.turn?.session ?? this.activeSessionId ?? this.toolsSession;
+  }
+
+  /** Marks an @scroll turn as running, so tool calls (scroll_exec) are logged in its session and step. */
+  beginTurn(session: string, exec: Omit<LoggedExecuteOptions, 'signal' | 'timeoutMs'> = {}): vscode.Disposable {
+    const turn = { session, exec: { ...exec, session } };
+    this.turn = turn;
+    this.setActiveSession(session);
+    return new vscode.Disposable(() => {
+      if (this.turn === turn) this.turn = undefined;
+    });
+  }
+
+  updateTurn(exec: Omit<LoggedExecuteOptions, 'signal' | 'timeoutMs' | 'session'>): void {
+    if (this.turn) this.turn.exec = { ...this.turn.exec, ...exec };
+  }
+
+  /** Runs Python in the session's kernel; the cell and its output are logged. Returns what the model sees. */
+  async runPython(session: string, code: string, token?: vscode.CancellationToken): Promise<string> {
+    const kernel = await this.kernel(session);
+    const abort = new AbortController();
+    const sub = token?.onCancellationRequested(() => abort.abort());
+    try {
+      const exec = this.turn?.session === session ? this.turn.exec : { session };
+      const opts: LoggedExecuteOptions = { ...exec, timeoutMs: this.config.kernelTimeoutMs, signal: abort.signal };
+      const result = kernel instanceof LoggedKernel ? await kernel.execute(code, opts) : await kernel.execute(code, opts);
+      this.notifyLogChanged();
+      const cap = this.config.outputCap;
+      const shown = formatKernelResult(result);
+      const seqNote = 'outputSeq' in result ? ` (full output: seq ${(result as { outputSeq: number }).outputSeq})` : '';
+      return shown.length > cap ? `${shown.slice(0, cap)}\n… [cut at ${cap} characters${seqNote}: print less]` : shown;
+    } finally {
+      sub?.dispose();
+    }
+  }
+
+  hasKernel(session: string): boolean {
+    return this.kernels.has(session);
+  }
+
+  kernelState(session: string | undefined): KernelStatus | 'none' {
+    return (session && this.kernelStates.get(session)) || 'none';
+  }
+
+  async restartKernel(session: string): Promise<boolean> {
+    const k = this.kernels.get(session);
+    if (!k) return false;
+    await (await k).restart();
+    return true;
+  }
+
+  async disposeKernel(session: string): Promise<void> {
+    const k = this.kernels.get(session);
+    this.kernels.delete(session);
+    this.kernelStatusSubs.get(session)?.dispose();
+    this.kernelStatusSubs.delete(session);
+    this.kernelStates.delete(session);
+    if (k) await (await k.catch(() => undefined))?.dispose();
+    this.changed.fire();
+  }
+
+  /** The chat session the user worked in last (status bar, export, index commands). */
+  get activeSession(): string | undefined {
+    return this.activeSessionId;
+  }
+
+  setActiveSession(session: string): void {
+    this.activeSessionId = session;
+    this.changed.fire();
+  }
+
+  reportFigures(f: SessionFigures): void {
+    this.figures.set(f.session, f);
+    this.activeSessionId = f.session;
+    this.changed.fire();
+  }
+
+  sessionFigures(session: string | undefined): SessionFigures | undefined {
+    return session ? this.figures.get(session) : undefined;
+  }
+
+  /** Something appended to the log (the panel refreshes on it). */
+  notifyLogChanged(): void {
+    this.changed.fire();
+  }
+
+  private closeLog(): void {
+    this.logInstance?.close();
+    this.logInstance = undefined;
+    this.openedPath = undefined;
+  }
+
+  dispose(): void {
+    for (const s of [...this.kernels.keys()]) void this.disposeKernel(s);
+    this.closeLog();
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+/** Our own Python process per session, every cell logged. */
+export function defaultKernelFactory(extensionPath: string): KernelFactory {
+  return async ({ session, config, workspace, log }) => {
+    const inner = new SubprocessKernel({
+      pythonPath: config.pythonPath || undefined,
+      kernelDir: path.join(extensionPath, 'kernel'),
+      dbPath: log.path,
+      payloadDir: log.payloads.dir,
+      session,
+      cwd: workspace,
+      outputCap: config.outputCap,
+      defaultTimeoutMs: config.kernelTimeoutMs,
+    });
+    return new LoggedKernel(inner, log);
+  };
+}
+
+/** `.scroll/` with a `.gitignore` of `*`, so the log never lands in version control. */
+function ensureScrollFolder(logPath: string): void {
+  const dir = path.dirname(logPath);
+  fs.mkdirSync(dir, { recursive: true });
+  if (path.basename(dir) === '.scroll') {
+    const ignore = path.join(dir, '.gitignore');
+    if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '*\n');
+  }
+}

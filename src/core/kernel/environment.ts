@@ -1,0 +1,53 @@
+/**
+ * The environment the kernel process gets. The editor's own environment carries secrets (API
+ * tokens, VS Code IPC handles, askpass helpers, SSH agent sockets); the model's code must not see
+ * them. So this is an allowlist: what Python, locale and paths need — nothing else.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+const KEEP_EXACT = new Set([
+  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'TEMP', 'TMP', 'TERM',
+  'NO_COLOR', 'VIRTUAL_ENV', 'LD_LIBRARY_PATH', 'DYLD_LIBRARY_PATH',
+  // Windows needs these to start any process.
+  'SYSTEMROOT', 'SystemRoot', 'WINDIR', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA',
+  'PROGRAMDATA', 'HOMEDRIVE', 'HOMEPATH',
+]);
+const KEEP_PREFIX = ['LC_', 'PYTHON', 'CONDA_', 'PYENV', 'XDG_', 'PIP_'];
+/** Even an allowed prefix never passes a name that looks like a credential. */
+const SECRET_NAME = /TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|PRIVATE|AUTH|COOKIE|SESSION_KEY/i;
+
+export function isAllowedVariable(name: string): boolean {
+  if (SECRET_NAME.test(name)) return false;
+  return KEEP_EXACT.has(name) || KEEP_PREFIX.some((p) => name.startsWith(p));
+}
+
+/** The base environment stripped to the allowlist, plus the kernel's own settings. */
+export function kernelEnvironment(
+  base: NodeJS.ProcessEnv = process.env,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(base)) {
+    if (value !== undefined && isAllowedVariable(name)) env[name] = value;
+  }
+  env.PYTHONIOENCODING = 'utf-8';
+  env.PYTHONUNBUFFERED = '1';
+  return { ...env, ...extra };
+}
+
+/**
+ * The folder holding scroll_kernel.py and scroll_ms.py: `kernel/` at the package root, found by
+ * walking up from this module (works from `out/src/core/kernel/` and from the bundled `dist/`).
+ */
+export function findKernelDir(start: string = __dirname): string {
+  let dir = start;
+  for (let i = 0; i < 8; i++) {
+    const candidate = join(dir, 'kernel');
+    if (existsSync(join(candidate, 'scroll_kernel.py'))) return candidate;
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  throw new Error(`scroll: cannot find kernel/scroll_kernel.py above ${start}; the package is incomplete`);
+}

@@ -4,6 +4,7 @@ import * as esbuild from 'esbuild';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeGenerated as writePrompts } from '../src/prompts/build-prompts.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const production = process.argv.includes('--production');
@@ -16,6 +17,9 @@ const common = {
   logLevel: 'info',
   absWorkingDir: root,
 };
+
+// Prompts (.md) become a TS module so both tsc output and bundles carry them.
+writePrompts();
 
 const targets = [
   {

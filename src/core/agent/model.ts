@@ -8,6 +8,11 @@ export interface ToolCall {
   name: string;
   /** Parsed JSON arguments. */
   input: Record<string, unknown>;
+  /**
+   * Set when the model's arguments were not a JSON object: what was wrong. `input` is then `{}` and
+   * the agent loop answers the call with this error instead of running the tool.
+   */
+  inputError?: string;
 }
 
 export type ChatMessage =

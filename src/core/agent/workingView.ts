@@ -1,0 +1,472 @@
+/**
+ * The working view: what the model sees next, bounded by a token budget. It is derived state —
+ * a pure function of one session's events (applied in seq order) plus this configuration — so a
+ * view rebuilt from the log after a restart is identical to the one that wrote the log.
+ *
+ * Groups: a user message is one group; a model turn with its tool calls, kernel cells and tool
+ * results is one group. Eviction removes whole groups, oldest first, never the pinned ones (the
+ * current user request) and never the newest group. An eviction takes effect only through an
+ * `eviction` event in the log (see `EVICTION_META` in agentLoop.ts), which is what makes replay exact.
+ */
+import { estimateTokens, type LogEvent } from '../types';
+import { EvictionIndex, DEFAULT_INDEX_CAP, type IndexTitle } from './evictionIndex';
+import { ViewBudgetError } from './errors';
+import type { ChatMessage, ToolCall, ToolDefinition } from './model';
+
+export type TokenCounter = (text: string) => number | Promise<number>;
+
+export interface WorkingViewOptions {
+  session: string;
+  systemPrompt: string;
+  /** Token budget of everything sent: messages + tool definitions. */
+  budget: number;
+  /** Evict when the view measures above this fraction of the budget (default 0.9). */
+  highWater?: number;
+  /** ...down to this fraction (default 0.6). */
+  lowWater?: number;
+  /** Tool outputs of groups this many steps old (default 3) ... */
+  stubAfterSteps?: number;
+  /** ...and longer than this many characters (default 600) shrink to a stub. */
+  stubMinChars?: number;
+  /** Tool results above this many tokens show as a preview + seq (default min(2000, budget/6)). */
+  largeResultTokens?: number;
+  /** Eviction index level cap (default 8). */
+  indexCap?: number;
+  /** Counts tokens of a text (default: ~4 characters per token). */
+  countTokens?: TokenCounter;
+}
+
+/** Tokens added per message for role and framing, as chat templates do. */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+/** Kernel variables listed in the digest at most. */
+const DIGEST_MAX_VARS = 30;
+
+interface ViewEvent {
+  seq: number;
+  kind: string;
+  name: string | null;
+  content: string;
+  step: number | null;
+  toolCallId: string | null;
+  payload: string | null;
+  bytes: number;
+}
+
+interface Group {
+  kind: 'user' | 'assistant';
+  firstSeq: number;
+  lastSeq: number;
+  step: number | null;
+  /** user_message or model_turn */
+  head: ViewEvent;
+  calls: ViewEvent[];
+  results: ViewEvent[];
+  /** Per-render-variant token counts (key: variant string). */
+  tokenCache: Map<string, number>;
+}
+
+/** How hard rendering squeezes large content when nothing more can be evicted. */
+type Squeeze = 0 | 1 | 2;
+
+export interface EvictionPlan {
+  fromSeq: number;
+  toSeq: number;
+  groups: number;
+  /** The seqs of the events leaving the view (for titles and counts). */
+  seqs: number[];
+  tokensBefore: number;
+  /** Measured view after the groups leave (before the memory map grows by one line). */
+  tokensAfter: number;
+}
+
+export interface VariableDigestEntry {
+  name: string;
+  type: string;
+  size: string;
+  /** Seq of the tool result after which the variable last changed. */
+  seq: number;
+}
+
+export interface PreparedView {
+  messages: ChatMessage[];
+  tokens: number;
+  budget: number;
+  squeeze: Squeeze;
+}
+
+export class WorkingView {
+  readonly session: string;
+  readonly budget: number;
+  readonly highWater: number;
+  readonly lowWater: number;
+  readonly stubAfterSteps: number;
+  readonly stubMinChars: number;
+  readonly largeResultTokens: number;
+  readonly index: EvictionIndex;
+  private readonly systemPrompt: string;
+  private readonly counter: TokenCounter;
+  private groups: Group[] = [];
+  private pinnedUserSeq: number | null = null;
+  private evictedThroughSeq = 0;
+  private evictedEventCount = 0;
+  private lastStepSeen = 0;
+  private appliedCount = 0;
+  private readonly variables = new Map<string, VariableDigestEntry>();
+  private systemCache: { text: string; tokens: number } | null = null;
+  private toolsCache: { tools: ToolDefinition[]; tokens: number } | null = null;
+
+  constructor(opts: WorkingViewOptions) {
+    if (!(opts.budget > 0)) throw new ViewBudgetError(`the working-view budget must be a positive number of tokens (got ${opts.budget})`);
+    this.session = opts.session;
+    this.systemPrompt = opts.systemPrompt;
+    this.budget = Math.floor(opts.budget);
+    this.highWater = opts.highWater ?? 0.9;
+    this.lowWater = opts.lowWater ?? 0.6;
+    if (!(this.lowWater > 0 && this.lowWater <= this.highWater && this.highWater <= 1)) {
+      throw new ViewBudgetError(`water marks must satisfy 0 < low (${this.lowWater}) ≤ high (${this.highWater}) ≤ 1`);
+    }
+    this.stubAfterSteps = opts.stubAfterSteps ?? 3;
+    this.stubMinChars = opts.stubMinChars ?? 600;
+    this.largeResultTokens = opts.largeResultTokens ?? Math.max(64, Math.min(2000, Math.floor(this.budget / 6)));
+    this.index = new EvictionIndex(opts.indexCap ?? DEFAULT_INDEX_CAP);
+    this.counter = opts.countTokens ?? estimateTokens;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Applying events (live and on replay: the same code path)
+
+  apply(e: LogEvent): void {
+    if (e.session !== this.session) return;
+    this.appliedCount++;
+    const ve: ViewEvent = {
+      seq: e.seq,
+      kind: e.kind,
+      name: e.name,
+      content: e.content,
+      step: e.step,
+      toolCallId: e.toolCallId,
+      payload: e.payload,
+      bytes: e.bytes,
+    };
+    switch (e.kind) {
+      case 'user_message': {
+        // The previous request is no longer pinned: if an eviction already covered it, it leaves now.
+        if (this.pinnedUserSeq !== null && this.pinnedUserSeq <= this.evictedThroughSeq) {
+          const old = this.pinnedUserSeq;
+          this.groups = this.groups.filter((g) => !(g.kind === 'user' && g.firstSeq === old));
+        }
+        this.pinnedUserSeq = e.seq;
+        this.groups.push(newGroup('user', ve));
+        break;
+      }
+      case 'model_turn': {
+        if (typeof e.step === 'number') this.lastStepSeen = Math.max(this.lastStepSeen, e.step);
+        this.groups.push(newGroup('assistant', ve));
+        break;
+      }
+      case 'tool_call':
+      case 'tool_result':
+      case 'kernel_exec':
+      case 'kernel_output': {
+        const g = this.groups[this.groups.length - 1];
+        if (!g || g.kind !== 'assistant') return; // not part of a model turn of this view
+        g.lastSeq = Math.max(g.lastSeq, e.seq);
+        g.tokenCache.clear();
+        if (e.kind === 'tool_call') g.calls.push(ve);
+        else if (e.kind === 'tool_result') {
+          g.results.push(ve);
+          this.noteVariables(e);
+        }
+        break;
+      }
+      case 'eviction': {
+        const m = e.meta as Record<string, unknown>;
+        const from = Number(m.from_seq);
+        const to = Number(m.to_seq);
+        if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || to < from) return;
+        this.groups = this.groups.filter((g) => {
+          const leaves = g.lastSeq <= to && g.firstSeq >= from && g.firstSeq !== this.pinnedUserSeq;
+          if (leaves) this.evictedEventCount += 1 + g.calls.length + g.results.length;
+          return !leaves;
+        });
+        this.evictedThroughSeq = Math.max(this.evictedThroughSeq, to);
+        this.index.add({ fromSeq: from, toSeq: to, title: titleFromMeta(m.title), evictionSeq: e.seq });
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  private noteVariables(e: LogEvent): void {
+    const vars = (e.meta as Record<string, unknown>)?.variables;
+    if (!Array.isArray(vars)) return;
+    const seen = new Set<string>();
+    for (const v of vars) {
+      if (!v || typeof v !== 'object') continue;
+      const { name, type, size } = v as Record<string, unknown>;
+      if (typeof name !== 'string') continue;
+      seen.add(name);
+      const prev = this.variables.get(name);
+      const t = String(type ?? '?');
+      const s = String(size ?? '');
+      if (!prev || prev.type !== t || prev.size !== s) this.variables.set(name, { name, type: t, size: s, seq: e.seq });
+    }
+    for (const name of [...this.variables.keys()]) if (!seen.has(name)) this.variables.delete(name);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // State for the loop, the panel and tests
+
+  /** The step number the next model call will carry. */
+  get nextStep(): number {
+    return this.lastStepSeen + 1;
+  }
+
+  get lastStep(): number {
+    return this.lastStepSeen;
+  }
+
+  get evictedThrough(): number {
+    return this.evictedThroughSeq;
+  }
+
+  get eventsApplied(): number {
+    return this.appliedCount;
+  }
+
+  get groupCount(): number {
+    return this.groups.length;
+  }
+
+  get pinnedUser(): number | null {
+    return this.pinnedUserSeq;
+  }
+
+  variableDigest(): VariableDigestEntry[] {
+    return [...this.variables.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Rendering
+
+  /** The memory section of the system message: index + variable digest. */
+  memorySection(): string {
+    const parts: string[] = [];
+    if (this.index.size) {
+      parts.push(
+        `## Evicted from this view (still in the log — ms.range(a, b) or ms.expand(seq) reads it back)\n` +
+          `${this.index.segments} segment(s) of session ${this.session}, oldest first:\n` +
+          this.index.render().join('\n'),
+      );
+    }
+    const vars = this.variableDigest();
+    if (vars.length) {
+      const shown = vars.slice(0, DIGEST_MAX_VARS).map((v) => `- ${v.name}: ${v.type}${v.size ? `, ${v.size}` : ''} (since seq ${v.seq})`);
+      if (vars.length > DIGEST_MAX_VARS) shown.push(`- … ${vars.length - DIGEST_MAX_VARS} more (print(list(globals())) to see them)`);
+      parts.push(`## Kernel variables (they persist between scroll_exec calls)\n${shown.join('\n')}`);
+    }
+    return parts.join('\n\n');
+  }
+
+  systemMessage(): string {
+    const mem = this.memorySection();
+    return mem ? `${this.systemPrompt}\n\n${mem}` : this.systemPrompt;
+  }
+
+  /** The messages the model would see for the next call (no measuring, no eviction). */
+  render(squeeze: Squeeze = 0): ChatMessage[] {
+    const out: ChatMessage[] = [{ role: 'system', content: this.systemMessage() }];
+    const step = this.nextStep;
+    for (const g of this.groups) out.push(...this.renderGroup(g, step, this.squeezeFor(g, squeeze)));
+    return out;
+  }
+
+  /** Squeezing only ever touches what cannot be evicted: the newest group and the pinned request. */
+  private squeezeFor(g: Group, squeeze: Squeeze): Squeeze {
+    if (squeeze === 0) return 0;
+    const last = this.groups[this.groups.length - 1];
+    return g === last || g.firstSeq === this.pinnedUserSeq ? squeeze : 0;
+  }
+
+  private renderGroup(g: Group, step: number, squeeze: Squeeze): ChatMessage[] {
+    if (g.kind === 'user') {
+      const limit = squeeze === 0 ? Math.floor(this.budget / 3) : squeeze === 1 ? Math.floor(this.budget / 8) : 100;
+      return [{ role: 'user', content: this.previewIfLarge(g.head, limit) }];
+    }
+    const calls: ToolCall[] = g.calls.map((c, i) => ({
+      id: c.toolCallId ?? `call_${c.seq}_${i}`,
+      name: c.name ?? 'unknown_tool',
+      input: parseInput(c.content),
+    }));
+    const msgs: ChatMessage[] = [{ role: 'assistant', content: g.head.content, ...(calls.length ? { toolCalls: calls } : {}) }];
+    const old = g.step !== null && g.step < step - this.stubAfterSteps;
+    for (const call of calls) {
+      const r = g.results.find((x) => x.toolCallId === call.id);
+      let content: string;
+      if (!r) content = '[no result was logged for this call]';
+      else if (old && r.content.length > this.stubMinChars) content = stub(r, g.step);
+      else {
+        const limit = squeeze === 0 ? this.largeResultTokens : squeeze === 1 ? Math.floor(this.largeResultTokens / 4) : 50;
+        content = this.previewIfLarge(r, limit);
+      }
+      msgs.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
+    }
+    return msgs;
+  }
+
+  private previewIfLarge(e: ViewEvent, limitTokens: number): string {
+    if (estimateTokens(e.content) <= limitTokens) return e.content;
+    const head = e.content.slice(0, Math.max(80, limitTokens * 4 - 200));
+    const handle = e.payload ? `, payload ${e.payload.slice(0, 12)}…` : '';
+    return (
+      `${head}\n… [preview only: ${e.content.length.toLocaleString('en-US')} characters in all. ` +
+      `The full copy is seq ${e.seq}${handle}; read slices with ms.expand(${e.seq})[0].content[a:b] in scroll_exec.]`
+    );
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Measuring and eviction planning
+
+  /** Tokens of everything the next call would send. */
+  async measure(tools: ToolDefinition[], squeeze: Squeeze = 0): Promise<number> {
+    let total = await this.toolTokens(tools);
+    const sys = this.systemMessage();
+    if (!this.systemCache || this.systemCache.text !== sys) {
+      this.systemCache = { text: sys, tokens: (await this.counter(sys)) + MESSAGE_OVERHEAD_TOKENS };
+    }
+    total += this.systemCache.tokens;
+    const step = this.nextStep;
+    for (const g of this.groups) total += await this.groupTokens(g, step, this.squeezeFor(g, squeeze));
+    return total;
+  }
+
+  private async toolTokens(tools: ToolDefinition[]): Promise<number> {
+    if (this.toolsCache && this.toolsCache.tools === tools) return this.toolsCache.tokens;
+    const tokens = tools.length ? await this.counter(JSON.stringify(tools)) : 0;
+    this.toolsCache = { tools, tokens };
+    return tokens;
+  }
+
+  private async groupTokens(g: Group, step: number, squeeze: Squeeze): Promise<number> {
+    // The rendering of a group changes only when it turns "old" (stubs) or is squeezed.
+    const old = g.step !== null && g.step < step - this.stubAfterSteps;
+    const key = `${old ? 'o' : 'n'}${squeeze}`;
+    const hit = g.tokenCache.get(key);
+    if (hit !== undefined) return hit;
+    let n = 0;
+    for (const m of this.renderGroup(g, step, squeeze)) {
+      n += MESSAGE_OVERHEAD_TOKENS + (await this.counter(m.content));
+      if (m.role === 'assistant' && m.toolCalls?.length) n += await this.counter(JSON.stringify(m.toolCalls));
+    }
+    g.tokenCache.set(key, n);
+    return n;
+  }
+
+  /**
+   * What to evict before the next call, or null when the view is under the high-water mark.
+   * Oldest groups first, skipping the pinned request and never the newest group, until the view
+   * is under the low-water mark (or nothing more may leave).
+   */
+  async planEviction(tools: ToolDefinition[]): Promise<EvictionPlan | null> {
+    const tokensBefore = await this.measure(tools);
+    if (tokensBefore <= this.highWater * this.budget) return null;
+    const target = this.lowWater * this.budget;
+    const step = this.nextStep;
+    const candidates = this.groups.slice(0, -1).filter((g) => g.firstSeq !== this.pinnedUserSeq);
+    let tokens = tokensBefore;
+    const leaving: Group[] = [];
+    for (const g of candidates) {
+      if (tokens <= target) break;
+      tokens -= await this.groupTokens(g, step, 0);
+      leaving.push(g);
+    }
+    if (!leaving.length) return null;
+    // Spans tile the session without gaps, so a pinned request passed over now is still inside a
+    // span when it is unpinned (and leaves) later. Any non-pinned group inside the span leaves too.
+    let fromSeq = leaving[0].firstSeq;
+    if (this.pinnedUserSeq !== null && this.pinnedUserSeq > this.evictedThroughSeq && this.pinnedUserSeq < fromSeq) {
+      fromSeq = this.pinnedUserSeq;
+    }
+    const toSeq = leaving[leaving.length - 1].lastSeq;
+    const seqs: number[] = [];
+    for (const g of this.groups) {
+      if (g.firstSeq >= fromSeq && g.lastSeq <= toSeq && g.firstSeq !== this.pinnedUserSeq) {
+        seqs.push(g.head.seq, ...g.calls.map((c) => c.seq), ...g.results.map((r) => r.seq));
+      }
+    }
+    return { fromSeq, toSeq, groups: leaving.length, seqs, tokensBefore, tokensAfter: tokens };
+  }
+
+  /**
+   * The messages for the next call, measured, within the budget: normal rendering if it fits,
+   * else squeezed previews of the newest group and the request. Throws ViewBudgetError when even
+   * the pinned minimum does not fit (the budget is too small for the system prompt and tools).
+   */
+  async prepare(tools: ToolDefinition[]): Promise<PreparedView> {
+    for (const squeeze of [0, 1, 2] as Squeeze[]) {
+      const tokens = await this.measure(tools, squeeze);
+      if (tokens <= this.budget) return { messages: this.render(squeeze), tokens, budget: this.budget, squeeze };
+    }
+    const minimum = await this.measure(tools, 2);
+    throw new ViewBudgetError(
+      `the working view needs at least ${minimum} tokens (system prompt, tool definitions, memory map and the ` +
+        `current request) but the budget is ${this.budget}; raise --max-view-tokens or use a model with a larger input limit`,
+    );
+  }
+
+  /** Events of the segment a plan evicts, for its title (from the in-memory view, no log reads). */
+  planEvents(plan: EvictionPlan): Array<{ seq: number; kind: string; name: string | null; content: string; step: number | null }> {
+    const out: Array<{ seq: number; kind: string; name: string | null; content: string; step: number | null }> = [];
+    for (const g of this.groups) {
+      if (g.firstSeq < plan.fromSeq || g.lastSeq > plan.toSeq || g.firstSeq === this.pinnedUserSeq) continue;
+      for (const e of [g.head, ...g.calls, ...g.results]) out.push({ seq: e.seq, kind: e.kind, name: e.name, content: e.content, step: e.step });
+    }
+    return out.sort((a, b) => a.seq - b.seq);
+  }
+
+  /** The pinned user request text (the task of the segments evicted under it), or null. */
+  currentRequest(): string | null {
+    const g = this.groups.find((x) => x.kind === 'user' && x.firstSeq === this.pinnedUserSeq);
+    return g ? g.head.content : null;
+  }
+
+  /** A comparable picture of the derived state (rendered view + index), for restart checks. */
+  fingerprint(): string {
+    return JSON.stringify({
+      messages: this.render(0),
+      index: this.index.snapshot(),
+      variables: this.variableDigest(),
+      pinned: this.pinnedUserSeq,
+      evictedThrough: this.evictedThroughSeq,
+      nextStep: this.nextStep,
+    });
+  }
+}
+
+function newGroup(kind: 'user' | 'assistant', head: ViewEvent): Group {
+  return { kind, firstSeq: head.seq, lastSeq: head.seq, step: head.step, head, calls: [], results: [], tokenCache: new Map() };
+}
+
+function parseInput(json: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(json);
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+function stub(r: ViewEvent, step: number | null): string {
+  const first = r.content.split('\n', 1)[0].slice(0, 120);
+  return (
+    `[output of step ${step ?? '?'} shrunk from the view: ${r.content.length.toLocaleString('en-US')} characters, ` +
+    `full copy at seq ${r.seq} — ms.expand(${r.seq}) in scroll_exec to read it] ${first}`
+  );
+}
+
+export function titleFromMeta(v: unknown): IndexTitle {
+  const t = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
+  const s = (x: unknown) => (typeof x === 'string' && x.trim() ? x : '—');
+  return { task: s(t.task), state: s(t.state), next: s(t.next) };
+}

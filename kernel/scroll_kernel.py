@@ -14,7 +14,6 @@ adds SIGINT and, 2 s later, kill + restart for code that swallows the interrupt.
 Stdlib only; heavy modules (asyncio) are imported on first use to keep start-up short.
 """
 
-import ast
 import io
 import json
 import os
@@ -191,6 +190,7 @@ class Kernel:
                 "variables": self.variables()}
 
     def run_cell(self, code, filename):
+        import ast  # here, not at the top: keeps start-up short
         flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
         tree = compile(code, filename, "exec", ast.PyCF_ONLY_AST | flags, dont_inherit=True)
         last = None
@@ -347,18 +347,46 @@ def _set_memory_limit(mem_mb):
         pass
 
 
+USAGE = ("usage: scroll_kernel.py [--db PATH] [--payloads DIR] [--session S] [--output-cap N] "
+         "[--mem-mb N] [--timeout-ms N]")
+
+
+class _Args:
+    db = payloads = session = timeout_ms = None
+    output_cap = DEFAULT_OUTPUT_CAP
+    mem_mb = DEFAULT_MEM_MB
+
+
 def _parse_args(argv):
-    import argparse
-    p = argparse.ArgumentParser(prog="scroll_kernel", description="Scroll's persistent Python kernel (JSON lines).")
-    p.add_argument("--db", help="path of the event log (opened read-only)")
-    p.add_argument("--payloads", help="payload store folder (default: payloads/ beside the db)")
-    p.add_argument("--session", help="this session's id (for scope='session', recent(), index())")
-    p.add_argument("--output-cap", type=int, default=DEFAULT_OUTPUT_CAP, help="characters of output kept per stream")
-    p.add_argument("--mem-mb", type=int, default=DEFAULT_MEM_MB, help="address-space limit in MB (0: none)")
-    p.add_argument("--timeout-ms", type=int, default=None, help="default per-cell time limit")
-    args = p.parse_args(argv)
+    """A few options; argparse alone would cost a noticeable share of start-up."""
+    args = _Args()
+    options = {"--db": ("db", str), "--payloads": ("payloads", str), "--session": ("session", str),
+               "--output-cap": ("output_cap", int), "--mem-mb": ("mem_mb", int), "--timeout-ms": ("timeout_ms", int)}
+    i = 0
+    while i < len(argv):
+        opt = argv[i]
+        value = None
+        if "=" in opt and opt.split("=", 1)[0] in options:
+            opt, value = opt.split("=", 1)
+        elif opt in options and i + 1 < len(argv):
+            i += 1
+            value = argv[i]
+        if opt in ("-h", "--help"):
+            print(USAGE)
+            sys.exit(0)
+        if opt not in options or value is None:
+            sys.stderr.write("%s\nscroll_kernel.py: bad argument %r\n" % (USAGE, argv[i]))
+            sys.exit(2)
+        name, kind = options[opt]
+        try:
+            setattr(args, name, kind(value))
+        except ValueError:
+            sys.stderr.write("scroll_kernel.py: %s needs a number, got %r\n" % (opt, value))
+            sys.exit(2)
+        i += 1
     if args.output_cap <= 0:
-        p.error("--output-cap must be positive")
+        sys.stderr.write("scroll_kernel.py: --output-cap must be positive\n")
+        sys.exit(2)
     return args
 
 

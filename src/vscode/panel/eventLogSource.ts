@@ -1,7 +1,7 @@
 /**
  * The panel's data source over the workspace `EventLog`. Content, search and sessions come from the
- * log itself; the two metadata queries (timeline, index) run on a read-only connection of our own
- * so they select only small columns and never load a session's text or payloads.
+ * log itself; the metadata queries (timeline, index, facets) select only small columns so they never
+ * load a session's text or payloads.
  */
 import { openDatabase, type Database, type Statement } from '../../core/db';
 import type { LogEvent, LogStats, SearchOptions, SearchResult, SessionInfo } from '../../core/types';
@@ -15,6 +15,8 @@ export interface PanelLog {
   sessions(): SessionInfo[];
   maxSeq(): number;
   stats(): LogStats;
+  /** The log's own connection, when it exposes one (EventLog does); else we open the file read-only. */
+  readonly database?: Database;
 }
 
 function parseMeta(text: unknown): Record<string, unknown> {
@@ -33,11 +35,13 @@ export class EventLogPanelSource implements PanelDataSource {
   constructor(
     private readonly log: PanelLog,
     private readonly meta: Database,
+    private readonly ownsConnection: boolean,
   ) {}
 
-  /** Opens the metadata connection read-only on the log's own file. */
+  /** Uses the log's connection when it has one, else opens the log's file read-only. */
   static open(log: PanelLog): EventLogPanelSource {
-    return new EventLogPanelSource(log, openDatabase(log.stats().path, { readonly: true }));
+    if (log.database) return new EventLogPanelSource(log, log.database, false);
+    return new EventLogPanelSource(log, openDatabase(log.stats().path, { readonly: true }), true);
   }
 
   private stmt(sql: string): Statement {
@@ -90,6 +94,6 @@ export class EventLogPanelSource implements PanelDataSource {
 
   close(): void {
     this.statements.clear();
-    this.meta.close();
+    if (this.ownsConnection) this.meta.close();
   }
 }

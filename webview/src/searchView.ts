@@ -1,0 +1,282 @@
+/** Search tab: query as you type, filters, a virtualized hit list, the selected event in full. */
+import { SEARCH_PAGE_SIZE, type PanelEvent, type PanelHit, type SearchFilters } from '../../src/shared/panelProtocol';
+import { setValue, valueOf, type App } from './app';
+import { debounce, formatCount, formatTime, h, replaceChildren, snippetNodes } from './dom';
+import { eventCard } from './eventView';
+import { VirtualList } from './virtualList';
+
+export const SEARCH_DEBOUNCE_MS = 200;
+const ROW_HEIGHT = 52;
+
+export class SearchView {
+  readonly element: HTMLElement;
+  private readonly query: HTMLElement;
+  private readonly kind: HTMLElement;
+  private readonly role: HTMLElement;
+  private readonly seqFrom: HTMLElement;
+  private readonly seqTo: HTMLElement;
+  private readonly tsFrom: HTMLElement;
+  private readonly tsTo: HTMLElement;
+  private readonly statusLine: HTMLElement;
+  private readonly ring: HTMLElement;
+  private readonly detail: HTMLElement;
+  private readonly list: VirtualList<PanelHit>;
+  private generation = 0;
+  private current: { query: string; filters: SearchFilters } | null = null;
+  private restoreScroll: number | null;
+  readonly runDebounced: ReturnType<typeof debounce<[]>>;
+
+  constructor(private readonly app: App) {
+    const st = app.store.state;
+    this.restoreScroll = st.hitScrollTop || null;
+    this.query = h('vscode-text-field', { id: 'query', placeholder: 'Search the history (words, "phrases", identifiers)', 'aria-label': 'Search history', size: 50, 'data-testid': 'query' }, 'Search');
+    setValue(this.query, st.query);
+    this.kind = this.dropdown('kind', 'Kind', 'any kind');
+    this.role = this.dropdown('role', 'Role', 'any role');
+    this.seqFrom = this.textFilter('seq-from', 'Seq from', 'from seq', st.filters.seqFrom?.toString() ?? '');
+    this.seqTo = this.textFilter('seq-to', 'Seq to', 'to seq', st.filters.seqTo?.toString() ?? '');
+    this.tsFrom = this.textFilter('ts-from', 'Since', 'YYYY-MM-DD', st.filters.tsFrom ?? '');
+    this.tsTo = this.textFilter('ts-to', 'Until', 'YYYY-MM-DD', st.filters.tsTo ?? '');
+    this.ring = h('vscode-progress-ring', { class: 'ring', hidden: true, 'aria-label': 'Searching' });
+    this.statusLine = h('div', { class: 'status', role: 'status', 'aria-live': 'polite', 'data-testid': 'search-status' });
+    this.detail = h('section', { class: 'detail', 'aria-label': 'Selected event', 'data-testid': 'detail' },
+      h('p', { class: 'hint' }, 'Select a hit to see the whole event.'));
+    this.list = new VirtualList<PanelHit>({
+      rowHeight: ROW_HEIGHT,
+      pageSize: SEARCH_PAGE_SIZE,
+      label: 'Search results',
+      idPrefix: 'hit',
+      loadPage: (p) => this.loadPage(p),
+      renderRow: (hit) => this.renderHit(hit),
+      renderPlaceholder: () => h('div', { class: 'hit' }, h('span', { class: 'muted' }, 'Loading…')),
+      onSelect: (hit) => void this.select(hit.seq),
+      onScroll: (top) => app.store.update({ hitScrollTop: top }),
+    });
+    this.runDebounced = debounce(() => void this.run(), SEARCH_DEBOUNCE_MS);
+    this.query.addEventListener('input', () => {
+      app.store.update({ query: valueOf(this.query) });
+      this.runDebounced();
+    });
+    this.query.addEventListener('keydown', (ev) => {
+      const k = (ev as KeyboardEvent).key;
+      if (k === 'Enter') this.runDebounced.flush();
+      if (k === 'ArrowDown') {
+        ev.preventDefault();
+        this.list.element.focus();
+      }
+    });
+    for (const f of [this.kind, this.role]) f.addEventListener('change', () => this.filtersChanged(true));
+    for (const f of [this.seqFrom, this.seqTo, this.tsFrom, this.tsTo]) f.addEventListener('input', () => this.filtersChanged(false));
+    const clearBtn = h('vscode-button', { appearance: 'secondary', 'aria-label': 'Clear filters', 'data-testid': 'clear-filters' }, 'Clear filters');
+    clearBtn.addEventListener('click', () => {
+      for (const f of [this.seqFrom, this.seqTo, this.tsFrom, this.tsTo]) setValue(f, '');
+      setValue(this.kind, '');
+      setValue(this.role, '');
+      this.filtersChanged(true);
+    });
+    this.element = h('div', { class: 'search-view' },
+      h('div', { class: 'search-bar' }, this.query, this.ring),
+      h('div', { class: 'filters', role: 'group', 'aria-label': 'Filters' }, this.kind, this.role, this.seqFrom, this.seqTo, this.tsFrom, this.tsTo, clearBtn),
+      this.statusLine,
+      h('div', { class: 'split' }, this.list.element, this.detail),
+    );
+    app.onScopeChange(() => void this.run());
+    app.onLogChange(() => {
+      if (this.current) void this.run(true);
+    });
+  }
+
+  private dropdown(id: string, label: string, anyLabel: string): HTMLElement {
+    const dd = h('vscode-dropdown', { id, 'aria-label': `${label} filter`, 'data-testid': `filter-${id}` }, h('vscode-option', { value: '' }, anyLabel));
+    return h('div', { class: 'field' }, h('label', { for: id }, label), dd);
+  }
+
+  private textFilter(id: string, label: string, placeholder: string, value: string): HTMLElement {
+    const tf = h('vscode-text-field', { id, placeholder, 'aria-label': label, size: 10, 'data-testid': `filter-${id}` }, label);
+    setValue(tf, value);
+    return tf;
+  }
+
+  private control(wrapper: HTMLElement): HTMLElement {
+    return wrapper.querySelector('vscode-dropdown') ?? wrapper;
+  }
+
+  /** Fills the kind and role dropdowns (after facets arrive) and restores their saved values. */
+  setFacets(kinds: string[], roles: string[]): void {
+    const st = this.app.store.state.filters;
+    const fill = (wrapper: HTMLElement, values: string[], selected: string | undefined) => {
+      const dd = this.control(wrapper);
+      const anyOption = dd.firstElementChild;
+      replaceChildren(dd, anyOption, ...values.map((v) => h('vscode-option', { value: v }, v)));
+      setValue(dd, selected && values.includes(selected) ? selected : '');
+    };
+    fill(this.kind, kinds, st.kind?.[0]);
+    fill(this.role, roles, st.role?.[0]);
+  }
+
+  private readFilters(): SearchFilters | string {
+    const f: SearchFilters = {};
+    const kind = valueOf(this.control(this.kind));
+    const role = valueOf(this.control(this.role));
+    if (kind) f.kind = [kind];
+    if (role) f.role = [role];
+    const scope = this.app.store.state.scope;
+    if (scope) f.session = scope;
+    const seq = (el: HTMLElement, name: string): number | undefined | string => {
+      const v = valueOf(el).trim();
+      if (!v) return undefined;
+      return /^\d+$/.test(v) ? Number(v) : `${name} must be a seq number`;
+    };
+    const a = seq(this.seqFrom, 'Seq from');
+    const b = seq(this.seqTo, 'Seq to');
+    if (typeof a === 'string') return a;
+    if (typeof b === 'string') return b;
+    if (a !== undefined) f.seqFrom = a;
+    if (b !== undefined) f.seqTo = b;
+    const tsFrom = valueOf(this.tsFrom).trim();
+    const tsTo = valueOf(this.tsTo).trim();
+    if (tsFrom) f.tsFrom = tsFrom;
+    // "Until 2026-01-31" means through the end of that day.
+    if (tsTo) f.tsTo = /^\d{4}-\d{2}-\d{2}$/.test(tsTo) ? `${tsTo}T23:59:59.999Z` : tsTo;
+    return f;
+  }
+
+  private filtersChanged(now: boolean): void {
+    const f = this.readFilters();
+    if (typeof f !== 'string') {
+      const { session: _session, ...rest } = f;
+      // Saved with the "until" the person typed, not the widened one.
+      const tsTo = valueOf(this.tsTo).trim();
+      this.app.store.update({ filters: { ...rest, tsTo: tsTo || undefined } });
+    }
+    if (now) {
+      this.runDebounced.cancel();
+      void this.run();
+    } else this.runDebounced();
+  }
+
+  private async loadPage(page: number): Promise<PanelHit[]> {
+    const cur = this.current;
+    if (!cur) return [];
+    const res = await this.app.rpc.request('search', { query: cur.query, filters: cur.filters, offset: page * SEARCH_PAGE_SIZE, limit: SEARCH_PAGE_SIZE });
+    return res.hits;
+  }
+
+  /** Runs the current query; `keepPosition` keeps the scroll position (the log grew). */
+  async run(keepPosition = false): Promise<void> {
+    const gen = ++this.generation;
+    const started = performance.now();
+    const query = valueOf(this.query).trim();
+    const filters = this.readFilters();
+    if (typeof filters === 'string') {
+      this.setStatus(filters, true);
+      return;
+    }
+    if (!query) {
+      this.current = null;
+      this.list.reset(0);
+      this.setStatus('Type to search the whole history. Filters narrow it; choose a session above to scope the panel.');
+      return;
+    }
+    this.ring.hidden = false;
+    try {
+      const page = await this.app.rpc.request('search', { query, filters, offset: 0, limit: SEARCH_PAGE_SIZE });
+      if (gen !== this.generation) return;
+      this.current = { query, filters };
+      const scrollTop = keepPosition ? this.list.element.scrollTop : this.restoreScroll ?? 0;
+      this.restoreScroll = null;
+      this.list.reset(page.total, page.hits, scrollTop);
+      const selected = this.app.store.state.selectedSeq;
+      if (selected !== null) this.list.selectWhere((hit) => hit.seq === selected);
+      const ms = performance.now() - started;
+      const parts = [
+        page.total === 0 ? 'No hits' : `${formatCount(page.total)}${page.capped ? '+' : ''} hit${page.total === 1 ? '' : 's'}`,
+        page.broadened ? 'no event has every word, so these match any of them' : '',
+        page.pruned.length ? `ignored: ${page.pruned.join(', ')}` : '',
+        page.message ?? '',
+        `${Math.round(ms)} ms`,
+      ].filter(Boolean);
+      this.setStatus(parts.join(' · '));
+      this.statusLine.setAttribute('data-render-ms', ms.toFixed(1));
+      this.statusLine.setAttribute('data-host-ms', String(page.elapsedMs));
+      this.statusLine.setAttribute('data-total', String(page.total));
+    } catch (e) {
+      if (gen !== this.generation) return;
+      this.setStatus(e instanceof Error ? e.message : String(e), true);
+    } finally {
+      if (gen === this.generation) this.ring.hidden = true;
+    }
+  }
+
+  private setStatus(text: string, error = false): void {
+    this.statusLine.textContent = text;
+    this.statusLine.classList.toggle('error', error);
+  }
+
+  private renderHit(hit: PanelHit): HTMLElement {
+    const line2 = h('div', { class: 'hit-snippet' });
+    if (hit.headline) line2.appendChild(h('span', { class: 'hit-headline' }, hit.headline, ' — '));
+    line2.appendChild(snippetNodes(hit.snippet));
+    return h('div', { class: 'hit', 'aria-label': `seq ${hit.seq}, ${hit.kind}, ${hit.role}` },
+      h('div', { class: 'hit-meta' },
+        h('span', { class: 'seq' }, `#${hit.seq}`),
+        h('span', { class: `kind kind-${hit.kind.replace(/[^a-z0-9_-]/gi, '')}` }, hit.kind),
+        h('span', { class: 'role' }, hit.role),
+        hit.name ? h('span', { class: 'name' }, hit.name) : null,
+        h('span', { class: 'session' }, hit.session),
+        h('time', { datetime: hit.ts }, formatTime(hit.ts)),
+        hit.broadened ? h('span', { class: 'broadened', title: 'matches some of the words' }, 'partial') : null,
+      ),
+      line2,
+    );
+  }
+
+  /** Shows one event in the detail pane (payload beyond the cap is loaded on demand). */
+  async select(seq: number): Promise<void> {
+    this.app.store.update({ selectedSeq: seq });
+    this.detail.setAttribute('aria-busy', 'true');
+    try {
+      const page = await this.app.rpc.request('expand', { from: seq, to: seq });
+      const e = page.events[0];
+      if (!e) throw new Error(`no event with seq ${seq}`);
+      replaceChildren(this.detail, this.card(e));
+    } catch (err) {
+      replaceChildren(this.detail, h('p', { class: 'error' }, err instanceof Error ? err.message : String(err)));
+    } finally {
+      this.detail.removeAttribute('aria-busy');
+    }
+  }
+
+  private card(e: PanelEvent): HTMLElement {
+    return eventCard(e, {
+      rpc: this.app.rpc,
+      open: (t) => this.app.open(t),
+      neighbours: (s) => void this.neighbours(s),
+      showStatus: (t, err) => this.app.status(t, err),
+    });
+  }
+
+  private async neighbours(seq: number): Promise<void> {
+    try {
+      const page = await this.app.rpc.request('neighbours', { seq, radius: 3 });
+      const section = h('section', { class: 'neighbours', 'aria-label': `Events around ${seq}`, 'data-testid': 'neighbours-list' },
+        h('h3', null, `Around #${seq} (${page.from}–${page.to})`),
+        ...page.events.map((e) => {
+          const card = eventCard(e, { rpc: this.app.rpc, open: (t) => this.app.open(t), showStatus: (t, er) => this.app.status(t, er) }, { compact: true });
+          if (e.seq === seq) card.classList.add('current');
+          return card;
+        }),
+      );
+      this.detail.querySelector('.neighbours')?.remove();
+      this.detail.appendChild(section);
+      section.querySelector<HTMLElement>('h3')?.setAttribute('tabindex', '-1');
+      section.querySelector<HTMLElement>('h3')?.focus();
+    } catch (err) {
+      this.app.status(err instanceof Error ? err.message : String(err), true);
+    }
+  }
+
+  focus(): void {
+    (this.query as HTMLElement).focus();
+  }
+}

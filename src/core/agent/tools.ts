@@ -4,6 +4,7 @@
  */
 import { toolDescription } from '../../prompts';
 import type { Kernel, KernelResult } from '../kernel/kernel';
+import { LoggedKernel, type LoggedExecuteOptions } from '../kernel/loggedKernel';
 import type { NewEvent, LogEvent } from '../types';
 import type { ToolDefinition } from './model';
 
@@ -39,8 +40,8 @@ export interface ScrollExecOptions {
   /** Per-cell timeout (default 60 s). */
   timeoutMs?: number;
   /**
-   * True when the kernel appends its own kernel_exec/kernel_output events (a logged kernel);
-   * otherwise the tool appends them.
+   * True when the kernel appends its own kernel_exec/kernel_output events; default: true for a
+   * LoggedKernel, else the tool appends them.
    */
   kernelLogsCells?: boolean;
 }
@@ -63,10 +64,20 @@ export function scrollExecTool(kernel: Kernel, opts: ScrollExecOptions = {}): Ag
       if (typeof code !== 'string' || !code.trim()) {
         return { content: 'scroll_exec needs {"code": "<python source>"} with non-empty code.', isError: true };
       }
-      const cell = opts.kernelLogsCells
+      const logsItself = opts.kernelLogsCells ?? kernel instanceof LoggedKernel;
+      const cell = logsItself
         ? null
         : ctx.appendEvent({ kind: 'kernel_exec', role: 'kernel', name: SCROLL_EXEC, content: code, toolCallId: ctx.callId, parentSeq: ctx.callSeq });
-      const r = await kernel.execute(code, { timeoutMs: opts.timeoutMs ?? 60_000, signal: ctx.signal });
+      // A logged kernel files its cell under this step and call (extra options are ignored by others).
+      const execOpts: LoggedExecuteOptions = {
+        timeoutMs: opts.timeoutMs ?? 60_000,
+        signal: ctx.signal,
+        step: ctx.step,
+        toolCallId: ctx.callId,
+        parentSeq: ctx.callSeq,
+        session: ctx.session,
+      };
+      const r = await kernel.execute(code, execOpts);
       const content = formatKernelResult(r);
       if (cell) {
         ctx.appendEvent({

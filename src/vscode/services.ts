@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { EventLog } from '../core/log/eventLog';
 import type { Kernel, KernelStatus } from '../core/kernel/kernel';
-import { formatKernelResult, LoggedKernel, type LoggedExecuteOptions } from '../core/kernel/loggedKernel';
+import { scrollExecTool, type ToolContext, type ToolOutput } from '../core/agent/tools';
+import { formatKernelResult, LoggedKernel } from '../core/kernel/loggedKernel';
 import { SubprocessKernel } from '../core/kernel/subprocessKernel';
 import { readConfig, workspaceRoot, type ScrollConfig } from './config';
 
@@ -34,10 +35,9 @@ export class ScrollServices implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly disposables: vscode.Disposable[] = [this.changed];
   private kernelFactory: KernelFactory;
-  /** The session tools run in when no @scroll turn is active (e.g. another agent calls scroll_exec). */
+  /** The session scroll_exec runs in when another agent calls it (no @scroll turn). */
   private readonly toolsSession = `tools-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`;
-  /** Set while an @scroll turn runs: how its scroll_exec calls are logged. */
-  private turn: { session: string; exec: Omit<LoggedExecuteOptions, 'signal' | 'timeoutMs'> } | undefined;
+  private readonly pendingExec = new Map<string, { ctx: ToolContext; output?: ToolOutput }>();
   private activeSessionId: string | undefined;
   private readonly figures = new Map<string, SessionFigures>();
   private readonly kernelStates = new Map<string, KernelStatus>();
@@ -126,39 +126,46 @@ export class ScrollServices implements vscode.Disposable {
     return started;
   }
 
-  /** The session tools act for: the running @scroll turn's, else the active one, else our own. */
-  toolSession(): string {
-    return this.turn?.session ?? this.activeSessionId ?? this.toolsSession;
+  /**
+   * Called by @scroll right before it invokes scroll_exec through vscode.lm.invokeTool: the tool
+   * then runs the cell inside the agent loop's step (logged through the loop, so its view sees it).
+   */
+  expectExec(callId: string, ctx: ToolContext): vscode.Disposable {
+    this.pendingExec.set(callId, { ctx });
+    return new vscode.Disposable(() => this.pendingExec.delete(callId));
   }
 
-  /** Marks an @scroll turn as running, so tool calls (scroll_exec) are logged in its session and step. */
-  beginTurn(session: string, exec: Omit<LoggedExecuteOptions, 'signal' | 'timeoutMs'> = {}): vscode.Disposable {
-    const turn = { session, exec: { ...exec, session } };
-    this.turn = turn;
-    this.setActiveSession(session);
-    return new vscode.Disposable(() => {
-      if (this.turn === turn) this.turn = undefined;
-    });
+  /** The output of a scroll_exec the loop expected (for the tool_result's meta: kernel variables). */
+  execOutput(callId: string): ToolOutput | undefined {
+    return this.pendingExec.get(callId)?.output;
   }
 
-  updateTurn(exec: Omit<LoggedExecuteOptions, 'signal' | 'timeoutMs' | 'session'>): void {
-    if (this.turn) this.turn.exec = { ...this.turn.exec, ...exec };
-  }
-
-  /** Runs Python in the session's kernel; the cell and its output are logged. Returns what the model sees. */
-  async runPython(session: string, code: string, token?: vscode.CancellationToken): Promise<string> {
-    const kernel = await this.kernel(session);
+  /**
+   * Runs Python in the session's kernel. Inside an @scroll step the cell is logged through the loop;
+   * called by any other agent it is logged as kernel_exec/kernel_output in the tools session.
+   */
+  async runPython(code: string, token?: vscode.CancellationToken): Promise<ToolOutput> {
     const abort = new AbortController();
     const sub = token?.onCancellationRequested(() => abort.abort());
     try {
-      const exec = this.turn?.session === session ? this.turn.exec : { session };
-      const opts: LoggedExecuteOptions = { ...exec, timeoutMs: this.config.kernelTimeoutMs, signal: abort.signal };
-      const result = kernel instanceof LoggedKernel ? await kernel.execute(code, opts) : await kernel.execute(code, opts);
+      const expected = [...this.pendingExec.values()].find((p) => !p.output);
+      if (expected) {
+        const kernel = await this.kernel(expected.ctx.session);
+        const tool = scrollExecTool(kernel, { timeoutMs: this.config.kernelTimeoutMs, kernelLogsCells: false });
+        const r = await tool.invoke({ code }, { ...expected.ctx, signal: abort.signal });
+        expected.output = typeof r === 'string' ? { content: r } : r;
+        return expected.output;
+      }
+      const session = this.activeSessionId ?? this.toolsSession;
+      const kernel = new LoggedKernel(await this.kernel(session), this.log());
+      const r = await kernel.execute(code, { session, timeoutMs: this.config.kernelTimeoutMs, signal: abort.signal });
       this.notifyLogChanged();
+      const content = formatKernelResult(r);
       const cap = this.config.outputCap;
-      const shown = formatKernelResult(result);
-      const seqNote = 'outputSeq' in result ? ` (full output: seq ${(result as { outputSeq: number }).outputSeq})` : '';
-      return shown.length > cap ? `${shown.slice(0, cap)}\n… [cut at ${cap} characters${seqNote}: print less]` : shown;
+      return {
+        content: content.length > cap ? `${content.slice(0, cap)}\n… [cut at ${cap} characters; full output: seq ${r.outputSeq}]` : content,
+        isError: r.error !== null,
+      };
     } finally {
       sub?.dispose();
     }
@@ -227,7 +234,7 @@ export class ScrollServices implements vscode.Disposable {
   }
 }
 
-/** Our own Python process per session, every cell logged. */
+/** Our own Python process per session (cells are logged by whoever runs them). */
 export function defaultKernelFactory(extensionPath: string): KernelFactory {
   return async ({ session, config, workspace, log }) => {
     const inner = new SubprocessKernel({
@@ -240,7 +247,8 @@ export function defaultKernelFactory(extensionPath: string): KernelFactory {
       outputCap: config.outputCap,
       defaultTimeoutMs: config.kernelTimeoutMs,
     });
-    return new LoggedKernel(inner, log);
+    void log;
+    return inner;
   };
 }
 

@@ -139,7 +139,7 @@ export function registerTools(context: vscode.ExtensionContext, services: Scroll
     invoke: async (o, token) => {
       requireTrust('The Python kernel');
       if (typeof o.input.code !== 'string' || !o.input.code.trim()) throw new Error('code is required');
-      return text(await services.runPython(services.toolSession(), o.input.code, token));
+      return text((await services.runPython(o.input.code, token)).content);
     },
   });
 }

@@ -1,0 +1,33 @@
+/**
+ * Entry point. activate() only wires things up — one register* call per feature — and opens
+ * nothing: the log, kernels and models are created on first use (activation stays within ~30 ms).
+ */
+import * as vscode from 'vscode';
+import { createApi, type ScrollApi } from './api';
+import { registerChatParticipant } from './vscode/chat/participant';
+import { registerCommands } from './vscode/commands';
+import { registerScrollDocuments } from './vscode/contentProvider';
+import { registerOpenAIProvider } from './vscode/lm/openaiProvider';
+import { registerPanelCommand } from './vscode/panelCommand';
+import { ScrollServices } from './vscode/services';
+import { registerStatusBar } from './vscode/statusBar';
+import { registerTools } from './vscode/tools/registerTools';
+
+export function activate(context: vscode.ExtensionContext): ScrollApi {
+  const t0 = performance.now();
+  const services = new ScrollServices(context);
+  context.subscriptions.push(services);
+  registerScrollDocuments(context, services);
+  registerCommands(context, services);
+  registerPanelCommand(context, services);
+  registerTools(context, services);
+  registerChatParticipant(context, services);
+  registerOpenAIProvider(context);
+  registerStatusBar(context, services);
+  services.activationMs = performance.now() - t0;
+  return createApi(services);
+}
+
+export function deactivate(): void {
+  // Everything is in context.subscriptions; the services object closes the log and kernels.
+}

@@ -1,0 +1,250 @@
+/**
+ * The `@scroll` chat participant: runs the Scroll agent loop with the chat's model, streams the
+ * answer with links into the log, and offers /search, /expand, /index and /new. The session id
+ * travels in ChatResult.metadata and is read back from the chat history, so a session survives
+ * turns and window reloads (the loop rebuilds its view from the log).
+ */
+import * as vscode from 'vscode';
+import type { AgentProgress } from '../../core/agent/agentLoop';
+import { CancelledError } from '../../core/agent/errors';
+import { MAX_RANGE_EVENTS, parseSeqSpec, renderEvents, renderHits } from '../history/eventMarkdown';
+import { renderIndexMarkdown } from '../history/evictionBlocks';
+import { sessionIndex } from '../history/historyQueries';
+import type { ScrollServices } from '../services';
+import { resolveInWorkspace } from '../tools/workspaceFiles';
+import { TOOL_NAMES } from '../tools/registerTools';
+import { AgentSession } from './agentSession';
+import { OPEN_EVENT_COMMAND, openEventLink, openRangeLink, SeqLinkStreamer, seqRanges } from './chatLinks';
+
+export const PARTICIPANT_ID = 'scroll.agent';
+const SEARCH_HITS = 20;
+const EXPAND_CHAT_CHARS = 30_000;
+
+export interface ScrollChatMetadata {
+  session: string;
+  userSeq?: number;
+  lastSeq?: number;
+  command?: string;
+}
+
+export function newSessionId(): string {
+  const t = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `chat-${t}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** The session of the newest @scroll answer in this conversation, if any. */
+export function sessionFromHistory(context: vscode.ChatContext): string | undefined {
+  for (let i = context.history.length - 1; i >= 0; i--) {
+    const turn = context.history[i];
+    if (turn instanceof vscode.ChatResponseTurn && turn.participant === PARTICIPANT_ID) {
+      const s = (turn.result.metadata as Partial<ScrollChatMetadata> | undefined)?.session;
+      if (typeof s === 'string' && s) return s;
+    }
+  }
+  return undefined;
+}
+
+function trustedMarkdown(text: string): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(text);
+  md.isTrusted = { enabledCommands: [OPEN_EVENT_COMMAND] };
+  return md;
+}
+
+const PROGRESS_LABELS: Record<string, (input: Record<string, unknown>) => string> = {
+  [TOOL_NAMES.exec]: () => 'Running Python…',
+  [TOOL_NAMES.searchHistory]: () => 'Searching history…',
+  [TOOL_NAMES.expandEvent]: (i) => `Reading history seq ${String(i.seq ?? '')}…`,
+  [TOOL_NAMES.readFile]: (i) => `Reading ${String(i.path ?? 'a file')}…`,
+  [TOOL_NAMES.listFiles]: () => 'Listing files…',
+  [TOOL_NAMES.searchText]: (i) => `Searching the workspace for “${String(i.query ?? '')}”…`,
+  [TOOL_NAMES.editFile]: (i) => `Editing ${String(i.path ?? 'a file')}…`,
+  [TOOL_NAMES.runCommand]: () => 'Running a command…',
+};
+
+export function registerChatParticipant(context: vscode.ExtensionContext, services: ScrollServices): vscode.ChatParticipant {
+  const sessions = new Map<string, AgentSession>();
+  const sessionFor = (id: string) => {
+    let s = sessions.get(id);
+    if (!s) sessions.set(id, (s = new AgentSession(id, services)));
+    return s;
+  };
+
+  const handler: vscode.ChatRequestHandler = async (request, chatContext, stream, token) => {
+    const session = (request.command === 'new' ? undefined : sessionFromHistory(chatContext)) ?? newSessionId();
+    const meta = (extra: Partial<ScrollChatMetadata> = {}): { metadata: ScrollChatMetadata } => ({ metadata: { session, ...extra } });
+    services.setActiveSession(session);
+    try {
+      switch (request.command) {
+        case 'new':
+          stream.markdown(`Started a new Scroll session \`${session}\`. Earlier sessions stay in the log: \`/search\` finds them.`);
+          if (request.prompt.trim()) break; // …and go on to answer the prompt in it
+          return meta({ command: 'new' });
+        case 'search':
+          searchCommand(services, request.prompt, stream);
+          return meta({ command: 'search' });
+        case 'expand':
+          expandCommand(services, request.prompt, stream);
+          return meta({ command: 'expand' });
+        case 'index':
+          indexCommand(services, session, stream);
+          return meta({ command: 'index' });
+      }
+      if (!request.prompt.trim()) {
+        stream.markdown('Ask me something about this workspace, or use `/search`, `/expand`, `/index` or `/new`.');
+        return meta();
+      }
+      if (!request.model) {
+        noModel(stream);
+        return meta();
+      }
+      if (!vscode.workspace.isTrusted) {
+        stream.markdown(
+          'This workspace is not trusted, so @scroll does not run its agent (it would record, edit and run code). ' +
+            'History still works: `/search`, `/expand` and `/index`. Trust the workspace to use the agent.',
+        );
+        return meta();
+      }
+      return await runAgent(services, sessionFor(session), request, stream, token, meta);
+    } catch (e) {
+      if (e instanceof CancelledError || token.isCancellationRequested) return meta();
+      const message = e instanceof Error ? e.message : String(e);
+      if (e instanceof Error && (e.cause instanceof vscode.LanguageModelError) && e.cause.code === vscode.LanguageModelError.NotFound.name) noModel(stream);
+      return { ...meta(), errorDetails: { message } };
+    }
+  };
+
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, handler);
+  participant.iconPath = new vscode.ThemeIcon('history');
+  participant.followupProvider = {
+    provideFollowups(result: vscode.ChatResult) {
+      const m = result.metadata as Partial<ScrollChatMetadata> | undefined;
+      if (!m?.session || m.command) return [];
+      return [{ prompt: '', command: 'index', label: 'Show the eviction index of this session' }];
+    },
+  };
+  context.subscriptions.push(participant);
+  return participant;
+}
+
+async function runAgent(
+  services: ScrollServices,
+  agent: AgentSession,
+  request: vscode.ChatRequest,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+  meta: (extra?: Partial<ScrollChatMetadata>) => vscode.ChatResult & { metadata: ScrollChatMetadata },
+): Promise<vscode.ChatResult> {
+  const text = new SeqLinkStreamer((md) => stream.markdown(trustedMarkdown(md)));
+  const usedSeqs: number[] = [];
+  const referenced = new Set<string>();
+  let evictions = 0;
+  const reference = (p: unknown) => {
+    try {
+      const uri = resolveInWorkspace(p);
+      if (referenced.has(uri.toString())) return;
+      referenced.add(uri.toString());
+      stream.reference(uri);
+    } catch {
+      /* not a workspace path: nothing to reference */
+    }
+  };
+  const onProgress = (p: AgentProgress) => {
+    switch (p.type) {
+      case 'step':
+        services.reportFigures({ session: agent.session, viewTokens: p.viewTokens, budget: p.budget, evictions });
+        break;
+      case 'text':
+        text.push(p.text);
+        break;
+      case 'tool_call':
+        text.flush();
+        stream.progress((PROGRESS_LABELS[p.call.name] ?? (() => `Running ${p.call.name}…`))(p.call.input));
+        break;
+      case 'tool_result':
+        usedSeqs.push(p.seq);
+        if (!p.isError && (p.call.name === TOOL_NAMES.readFile || p.call.name === TOOL_NAMES.editFile)) reference(p.call.input.path);
+        services.notifyLogChanged();
+        break;
+      case 'eviction':
+        evictions++;
+        stream.progress(`Evicted seq ${p.fromSeq}–${p.toSeq} from the working view (kept in the log)…`);
+        break;
+      case 'answer':
+        break;
+    }
+  };
+  const result = await agent.run(request.prompt, request.model, { toolInvocationToken: request.toolInvocationToken, token, onProgress });
+  text.flush();
+  if (result.stopped === 'max_steps') stream.markdown(`\n\n_Stopped after ${result.steps} model calls without a final answer; ask me to continue._`);
+  const links = seqRanges(usedSeqs).map((r) => (r.from === r.to ? `[seq ${r.from}](${openEventLink(r.from)})` : `[seq ${r.from}–${r.to}](${openRangeLink(r.from, r.to)})`));
+  const footer = [`[seq ${result.userSeq}–${result.lastSeq}](${openRangeLink(result.userSeq, result.lastSeq)}) logged`];
+  if (links.length) footer.push(`tool results: ${links.join(', ')}`);
+  if (result.evictions) footer.push(`${result.evictions} eviction${result.evictions === 1 ? '' : 's'} (\`/index\`)`);
+  stream.markdown(trustedMarkdown(`\n\n---\n<small>Session \`${agent.session}\` · ${footer.join(' · ')}</small>`));
+  services.notifyLogChanged();
+  return meta({ userSeq: result.userSeq, lastSeq: result.lastSeq });
+}
+
+function noModel(stream: vscode.ChatResponseStream): void {
+  stream.markdown(
+    'No chat model is available to @scroll. Pick one in the chat view\'s model picker (for example from GitHub Copilot), ' +
+      'or use a local OpenAI-compatible server (Ollama, vLLM, llama.cpp): set `scroll.openai.baseUrl` and `scroll.openai.model`, ' +
+      'run **Scroll: Set OpenAI-Compatible API Key** if it needs one, then choose the "Scroll" model. ' +
+      '`/search`, `/expand` and `/index` work without a model.',
+  );
+  stream.button({ command: 'workbench.action.openSettings', arguments: ['scroll.openai'], title: 'Open Scroll model settings' });
+}
+
+function searchCommand(services: ScrollServices, query: string, stream: vscode.ChatResponseStream): void {
+  if (!query.trim()) {
+    stream.markdown('Usage: `/search <words>` — full-text search over every logged message, tool call and output.');
+    return;
+  }
+  const log = services.existingLog();
+  if (!log) {
+    stream.markdown('This workspace has no Scroll history yet.');
+    return;
+  }
+  stream.progress('Searching history…');
+  const r = log.search(query, { k: SEARCH_HITS, snippet: true });
+  const note = r.message ?? (r.broadened ? 'no event has every word; showing events with any of them' : undefined);
+  stream.markdown(trustedMarkdown(renderHits(query, r.hits, openEventLink, note)));
+}
+
+function expandCommand(services: ScrollServices, spec: string, stream: vscode.ChatResponseStream): void {
+  let parsed;
+  try {
+    parsed = parseSeqSpec(spec);
+  } catch (e) {
+    stream.markdown(`${(e as Error).message}. Usage: \`/expand 42\` or \`/expand 40..45\`.`);
+    return;
+  }
+  const log = services.existingLog();
+  if (!log) {
+    stream.markdown('This workspace has no Scroll history yet.');
+    return;
+  }
+  const from = 'seq' in parsed ? parsed.seq : parsed.from;
+  const to = 'seq' in parsed ? parsed.seq : Math.min(parsed.to, parsed.from + MAX_RANGE_EVENTS - 1);
+  const events = log.range(from, to);
+  if (!events.length) {
+    stream.markdown(`No event at seq ${from === to ? from : `${from}..${to}`}. The log holds seq 1..${log.maxSeq()}.`);
+    return;
+  }
+  let md = renderEvents(from === to ? `Event ${from}` : `Events ${from}..${to}`, events);
+  if (md.length > EXPAND_CHAT_CHARS) md = `${md.slice(0, EXPAND_CHAT_CHARS)}\n\n…_cut here in chat; the tab below shows everything._`;
+  // Markdown in chat renders the content; the fences keep it literal.
+  stream.markdown(md);
+  stream.button({ command: OPEN_EVENT_COMMAND, arguments: [from === to ? from : `${from}..${to}`], title: 'Open in editor' });
+}
+
+function indexCommand(services: ScrollServices, session: string, stream: vscode.ChatResponseStream): void {
+  const log = services.existingLog();
+  if (!log) {
+    stream.markdown('This workspace has no Scroll history yet.');
+    return;
+  }
+  const index = sessionIndex(log, session, services.config.indexLevelCap);
+  stream.markdown(trustedMarkdown(renderIndexMarkdown(session, index, (b) => openRangeLink(b.fromSeq, b.toSeq))));
+  stream.button({ command: 'scroll.showEvictionIndex', arguments: [session], title: 'Open the index in an editor' });
+}

@@ -2,11 +2,11 @@
  * The workspace event log: append-only, durable, searchable. The single source of truth; the FTS
  * index beside it is derived and can be rebuilt. See docs/ARCHITECTURE.md for the contract.
  */
-import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { openDatabase, isBusyError, isCorruptionError, type Database, type DriverChoice, type Statement } from '../db';
-import { DatabaseError, InvalidInputError, ReadonlyLogError, ScrollError, errorMessage } from '../errors';
+import { DatabaseError, InvalidInputError, ReadonlyLogError, errorMessage } from '../errors';
 import { buildIndexDocument } from '../search/indexText';
 import { estimateTokens, type LogEvent, type LogStats, type NewEvent, type SearchOptions, type SearchResult, type SessionInfo } from '../types';
 import { PayloadStore } from './payloadStore';
@@ -155,16 +155,22 @@ export class EventLog {
     }
     prepareFolder(dirname(path));
     let recoveredFrom: string | undefined;
+    const recover = (reason: string) => {
+      recoveredFrom = moveAside(path);
+      warn(
+        `the event log at ${path} was damaged (${reason}); moved it aside to ${recoveredFrom} ` +
+          '(with its -wal/-shm files, nothing deleted) and started a fresh log',
+      );
+    };
+    const damage = inspectExisting(path, opts.driver);
+    if (damage) recover(damage);
     let db: Database;
     try {
       db = openWritable(path, opts.driver);
     } catch (e) {
-      if (!isCorruptionError(e) && !(e instanceof CorruptLogError)) throw e;
-      recoveredFrom = moveAside(path);
-      warn(
-        `the event log at ${path} was damaged (${errorMessage(e)}); moved it aside to ${recoveredFrom} ` +
-          '(with its -wal/-shm files, nothing deleted) and started a fresh log',
-      );
+      // Damage the read-only inspection could not see (it surfaced once writing began).
+      if (recoveredFrom || !isCorruptionError(e)) throw e;
+      recover(errorMessage(e));
       db = openWritable(path, opts.driver);
     }
     return new EventLog(db, { ...opts, onWarning: warn }, path, payloadDir, recoveredFrom);
@@ -443,20 +449,13 @@ export class EventLog {
   }
 }
 
-type SearchEventsFn = (db: Database, query: string, opts?: SearchOptions) => SearchResult;
+type SearchEventsFn = typeof import('../search/search').searchEvents;
 let searchEventsFn: SearchEventsFn | undefined;
 /** The query side lives in src/core/search (loaded on first search: ingest never pays for it). */
 function loadSearch(): SearchEventsFn {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  searchEventsFn ??= (require('../search') as { searchEvents: SearchEventsFn }).searchEvents;
+  searchEventsFn ??= (require('../search/search') as typeof import('../search/search')).searchEvents;
   return searchEventsFn;
-}
-
-/** quick_check found damage (as opposed to SQLite refusing the file outright). */
-class CorruptLogError extends ScrollError {
-  constructor(detail: string) {
-    super(`quick_check failed: ${detail}`, 'CORRUPT_LOG');
-  }
 }
 
 function prepareFolder(dir: string): void {
@@ -493,14 +492,44 @@ function withBusyRetry<T>(fn: () => T): T {
   }
 }
 
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * Checks an existing database without changing it: the header bytes, then `quick_check` on a
+ * read-only connection (a read-write one would checkpoint and delete the WAL on close, and we
+ * must move a damaged log aside exactly as found). Returns what is wrong, or undefined.
+ */
+function inspectExisting(path: string, driver?: DriverChoice): string | undefined {
+  if (!existsSync(path)) return undefined;
+  const size = statSync(path).size;
+  if (size === 0) return undefined; // an empty file is an empty database to SQLite
+  const head = Buffer.alloc(SQLITE_HEADER.length);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (size < 100 || !head.equals(SQLITE_HEADER)) return 'file is not a database';
+  let db: Database | undefined;
+  try {
+    db = openDatabase(path, { readonly: true, driver });
+    const check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
+    const problems = check.map((r) => r.quick_check).filter((m) => m !== 'ok');
+    return problems.length ? `quick_check: ${problems.slice(0, 3).join('; ')}` : undefined;
+  } catch (e) {
+    if (isCorruptionError(e)) return errorMessage(e);
+    throw e;
+  } finally {
+    db?.close();
+  }
+}
+
 function openWritable(path: string, driver?: DriverChoice): Database {
   const db = openDatabase(path, { driver });
   try {
     withBusyRetry(() => db.exec('PRAGMA journal_mode = WAL'));
     db.exec('PRAGMA synchronous = NORMAL');
-    const check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
-    const problems = check.map((r) => r.quick_check).filter((m) => m !== 'ok');
-    if (problems.length) throw new CorruptLogError(problems.slice(0, 3).join('; '));
     migrate(db, path);
     return db;
   } catch (e) {

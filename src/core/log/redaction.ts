@@ -27,7 +27,7 @@ export interface RedactionOptions {
 }
 
 /** Names in `NAME=value` lines that mark the value as a secret. */
-const SECRET_NAME = String.raw`[A-Za-z_][A-Za-z0-9_.-]*?(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIALS?|AUTH_?KEY|CLIENT_?SECRET)[A-Za-z0-9_.-]*`;
+const SECRET_NAME = String.raw`(?:[A-Za-z_][A-Za-z0-9_.-]*?)?(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIALS?|AUTH_?KEY|CLIENT_?SECRET)[A-Za-z0-9_.-]*`;
 
 export const BUILTIN_RULES: readonly RedactionRule[] = [
   {

@@ -1,0 +1,77 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PayloadError } from '../../../src/core/errors';
+import { EventLog } from '../../../src/core/log/eventLog';
+import { PayloadStore, sha256Hex } from '../../../src/core/log/payloadStore';
+
+function withDir(fn: (dir: string) => void): void {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-payload-'));
+  try {
+    fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('put/read round trip: content-addressed path, idempotent, no temp files left', () => {
+  withDir((dir) => {
+    const store = new PayloadStore(join(dir, 'payloads'));
+    const text = 'payload ✓ ' + 'x'.repeat(10_000);
+    const { handle, bytes } = store.put(text);
+    assert.equal(handle, sha256Hex(Buffer.from(text, 'utf8')));
+    assert.equal(bytes, Buffer.byteLength(text));
+    assert.equal(store.pathFor(handle), join(dir, 'payloads', handle.slice(0, 2), handle));
+    assert.equal(store.read(handle), text);
+    assert.deepEqual(store.put(text), { handle, bytes });
+    assert.deepEqual(readdirSync(join(dir, 'payloads', handle.slice(0, 2))), [handle]);
+    assert.deepEqual(store.stats(), { count: 1, bytes });
+    assert.equal(store.has(handle), true);
+  });
+});
+
+test('a damaged payload is a clear PayloadError, and put repairs it', () => {
+  withDir((dir) => {
+    const store = new PayloadStore(dir);
+    const { handle } = store.put('original content');
+    appendFileSync(store.pathFor(handle), 'tampered');
+    assert.throws(() => store.read(handle), (e: unknown) => e instanceof PayloadError && /payload [0-9a-f]{64} is damaged/.test(e.message) && e.handle === handle);
+    store.put('original content');
+    assert.equal(store.read(handle), 'original content');
+  });
+});
+
+test('a missing payload is a clear PayloadError naming the expected path', () => {
+  withDir((dir) => {
+    const store = new PayloadStore(dir);
+    const { handle } = store.put('will vanish');
+    unlinkSync(store.pathFor(handle));
+    assert.throws(() => store.read(handle), (e: unknown) => e instanceof PayloadError && e.message.includes('is missing') && e.message.includes(store.pathFor(handle)));
+    assert.throws(() => store.read('../../etc/passwd'), /not a payload handle/);
+  });
+});
+
+test('EventLog reading an event whose payload is damaged or missing: clear error, other events unaffected', () => {
+  withDir((ws) => {
+    const log = EventLog.open({ workspace: ws, payloadThreshold: 100 });
+    const big = log.append({ kind: 'tool_result', role: 'tool', content: 'y'.repeat(500) });
+    const big2 = log.append({ kind: 'tool_result', role: 'tool', content: 'z'.repeat(500) });
+    const small = log.append({ kind: 'note', role: 'system', content: 'fine' });
+    writeFileSync(log.payloads.pathFor(big.payload!), 'garbage');
+    unlinkSync(log.payloads.pathFor(big2.payload!));
+    assert.throws(() => log.get(big.seq), (e: unknown) => e instanceof PayloadError && /damaged/.test(e.message));
+    assert.throws(() => log.get(big2.seq), (e: unknown) => e instanceof PayloadError && /missing/.test(e.message));
+    assert.equal(log.get(small.seq)!.content, 'fine');
+    // A rebuild still succeeds (indexing the preview) and says which events lost their payload.
+    const warnings: string[] = [];
+    const log2 = EventLog.open({ workspace: ws, onWarning: (m) => warnings.push(m) });
+    log2.rebuildIndex();
+    assert.equal(warnings.length, 2);
+    assert.match(warnings[0], new RegExp(`event ${big.seq} indexed from its preview only`));
+    log2.close();
+    log.close();
+    assert.ok(existsSync(log.path));
+  });
+});

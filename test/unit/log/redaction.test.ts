@@ -1,0 +1,115 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventLog } from '../../../src/core/log/eventLog';
+import { Redactor } from '../../../src/core/log/redaction';
+
+/** Realistic-looking secrets (not real credentials) and the marker type each must become. */
+const SECRETS: Array<[string, string]> = [
+  ['AKIAIOSFODNN7EXAMPLE', 'aws_access_key'],
+  ['ghp_1234567890abcdefghijABCDEFGHIJ123456', 'github_token'],
+  ['gho_1234567890abcdefghijABCDEFGHIJ123456', 'github_token'],
+  ['ghs_1234567890abcdefghijABCDEFGHIJ123456', 'github_token'],
+  ['github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRS', 'github_token'],
+  ['sk-proj-Abc123Def456Ghi789Jkl012Mno345Pqr678Stu901', 'openai_key'],
+  ['sk-Abc123Def456Ghi789Jkl012Mno345Pqr678Stu901Vwx', 'openai_key'],
+  ['sk-ant-api03-Abc123Def456Ghi789Jkl012Mno345Pqr678-Stu901Vwx_AA', 'anthropic_key'],
+  ['xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx', 'slack_token'],
+  ['https://hooks.slack.com/services/T0123ABCD/B0123ABCD/abcdefghijklmnopqrstuvwx', 'slack_webhook'],
+  ['AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW', 'google_api_key'],
+  ['eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c', 'jwt'],
+];
+const AWS_SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAqSeCretKeyMaterialLine1\nAnotherSecretLineOfKeyMaterial==\n-----END RSA PRIVATE KEY-----';
+const ENV_VALUE = 'hunter2-database-password';
+const URL_PASSWORD = 's3cr3tPa55';
+
+test('each kind of secret is replaced by [REDACTED:<type>]', () => {
+  const r = new Redactor();
+  for (const [secret, type] of SECRETS) {
+    const out = r.redact(`before ${secret} after`);
+    assert.equal(out, `before [REDACTED:${type}] after`, `${type}: ${secret}`);
+  }
+  assert.equal(r.redact(`aws_secret_access_key = ${AWS_SECRET}`), 'aws_secret_access_key = [REDACTED:aws_secret_key]');
+  assert.equal(r.redact(`key:\n${PEM}\ndone`), 'key:\n[REDACTED:private_key]\ndone');
+  assert.equal(r.redact('-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE\n(truncated'), '[REDACTED:private_key]');
+  assert.equal(
+    r.redact(`# .env\nDATABASE_PASSWORD=${ENV_VALUE}\nexport STRIPE_SECRET_KEY="sk_live_abcdef123456"\nAPI_KEY: 'abc123xyz'\nDEBUG=true\n`),
+    '# .env\nDATABASE_PASSWORD=[REDACTED:secret]\nexport STRIPE_SECRET_KEY=[REDACTED:secret]\nAPI_KEY: [REDACTED:secret]\nDEBUG=true\n',
+  );
+  assert.equal(r.redact('{"client_secret": "abcd-efgh-1234", "name": "x"}'), '{"client_secret": [REDACTED:secret], "name": "x"}');
+  assert.equal(r.redact(`postgres://admin:${URL_PASSWORD}@db.example.com:5432/app`), 'postgres://admin:[REDACTED:url_password]@db.example.com:5432/app');
+  assert.equal(r.redact('Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345'), 'Authorization: Bearer [REDACTED:bearer_token]');
+});
+
+test('ordinary text and code that only looks similar is kept', () => {
+  const r = new Redactor();
+  const keep = [
+    'max_tokens: 4096',
+    'TOKEN_LIMIT=8000',
+    'API_KEY=${API_KEY}',
+    'password: null',
+    'const token = getToken(user);',
+    'function getUserById(id) { return db.users[id]; }',
+    'see https://example.com/path?a=1 and git@github.com:org/repo.git',
+    'task-list, sk-learn, skip this',
+    'the key insight is that keys are sorted',
+    'AKIA is a prefix; AKIASHORT is not a key',
+  ];
+  for (const text of keep) assert.equal(r.redact(text), text);
+});
+
+test('redaction can be switched off and extended with extra patterns', () => {
+  const secret = SECRETS[0][0];
+  assert.equal(new Redactor({ enabled: false }).redact(secret), secret);
+  const r = new Redactor({ extraPatterns: [{ type: 'ticket', pattern: 'ACME-[0-9]{6}' }, { type: 'internal', pattern: /corp-[a-z]+-key/i }] });
+  assert.equal(r.redact('see ACME-123456 and CORP-alpha-KEY'), 'see [REDACTED:ticket] and [REDACTED:internal]');
+  assert.throws(() => new Redactor({ extraPatterns: [{ type: 'bad type!', pattern: 'x' }] }), /plain word/);
+  assert.deepEqual(r.redactValue({ a: [secret, 1, null], b: { c: secret } }), { a: ['[REDACTED:aws_access_key]', 1, null], b: { c: '[REDACTED:aws_access_key]' } });
+});
+
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...filesUnder(p));
+    else out.push(p);
+  }
+  return out;
+}
+
+function assertNoSecretBytes(scrollDir: string, secrets: string[]): number {
+  const files = filesUnder(scrollDir);
+  for (const f of files) {
+    const bytes = readFileSync(f);
+    for (const s of secrets) assert.equal(bytes.indexOf(Buffer.from(s, 'utf8')), -1, `secret ${s.slice(0, 12)}… found in ${f}`);
+  }
+  return files.length;
+}
+
+test('no secret byte reaches disk: database, WAL and payload files, from every field', () => {
+  const ws = mkdtempSync(join(tmpdir(), 'scroll-redact-'));
+  try {
+    const all = [...SECRETS.map(([s]) => s), AWS_SECRET, 'MIIEowIBAAKCAQEAqSeCretKeyMaterialLine1', ENV_VALUE, URL_PASSWORD];
+    const text = SECRETS.map(([s]) => `token ${s}`).join('\n') + `\naws_secret_access_key=${AWS_SECRET}\n${PEM}\nDB_PASSWORD=${ENV_VALUE}\nhttps://me:${URL_PASSWORD}@host/x\n`;
+    const log = EventLog.open({ workspace: ws, payloadThreshold: 2048 });
+    log.append({ kind: 'tool_result', role: 'tool', content: text, name: `tool ${SECRETS[1][0]}`, headline: `headline ${SECRETS[2][0]}`, meta: { input: { env: `DB_PASSWORD=${ENV_VALUE}` }, list: [SECRETS[3][0]] } });
+    // Large enough to go to the payload store.
+    const big = log.append({ kind: 'tool_result', role: 'tool', content: text + 'padding '.repeat(600) });
+    assert.ok(big.payload);
+    assert.ok(!big.content.includes(SECRETS[0][0]));
+    assert.match(log.get(1)!.content, /\[REDACTED:github_token\]/);
+    assert.match(log.get(1)!.headline!, /\[REDACTED:github_token\]/);
+    assert.deepEqual(log.get(1)!.meta, { input: { env: 'DB_PASSWORD=[REDACTED:secret]' }, list: ['[REDACTED:github_token]'] });
+    // While open, the WAL holds the recent pages: check it too.
+    const scrollDir = join(ws, '.scroll');
+    assert.ok(filesUnder(scrollDir).some((f) => f.endsWith('-wal')), 'the WAL exists while the log is open');
+    assert.ok(assertNoSecretBytes(scrollDir, all) >= 4);
+    log.close();
+    assertNoSecretBytes(scrollDir, all);
+  } finally {
+    rmSync(ws, { recursive: true, force: true });
+  }
+});

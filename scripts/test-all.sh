@@ -12,3 +12,4 @@ node --test --test-reporter=spec "out/test/unit/**/*.test.js"
 
 echo "== python tests"
 python3 -m unittest discover -s test/python -v
+bash scripts/test-node-sqlite.sh

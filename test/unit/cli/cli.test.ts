@@ -1,0 +1,196 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** The compiled CLI under test (run as its own process, exactly as a user runs it). */
+const CLI = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function scroll(cwd: string, args: string[], input?: string): Run {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, encoding: 'utf8', env: process.env });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function ok(r: Run): Run {
+  assert.equal(r.code, 0, `exit ${r.code}: ${r.stderr}`);
+  return r;
+}
+
+function withDir(fn: (dir: string) => void): void {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-cli-'));
+  try {
+    fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const EVENTS = [
+  { kind: 'user_message', role: 'user', content: 'Why does getUserById throw in src/core/log.ts?', session: 'alpha', ts: '2026-03-01T10:00:00.000Z' },
+  { kind: 'tool_call', role: 'assistant', content: '{"path":"src/core/log.ts"}', session: 'alpha', name: 'read_file', ts: '2026-03-01T10:00:01Z', meta: { attempt: 1, tags: ['a', 'b'] }, step: 1, tool_call_id: 'call_7' },
+  { kind: 'tool_result', role: 'tool', content: 'export function getUserById(id) {\n  throw new TypeError("user_id missing");\n}\n' + 'line of a long file\n'.repeat(600), session: 'alpha', name: 'read_file', ts: '2026-03-01T10:00:02Z', tool_call_id: 'call_7', parent_seq: 2 },
+  { kind: 'model_turn', role: 'assistant', content: 'The TypeError comes from a missing user_id. ```ts\nconst x = `tick`;\n```', session: 'alpha', headline: 'root cause: user_id missing', ts: '2026-03-01T10:00:03Z' },
+  { kind: 'user_message', role: 'user', content: 'unrelated: water the garden 🌱', session: 'beta', ts: '2026-03-02T08:00:00Z' },
+];
+
+function writeJsonl(path: string, rows: unknown[]): void {
+  writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+}
+
+test('ingest → stats/search/show/export → ingest again: identical events', () => {
+  withDir((dir) => {
+    writeJsonl(join(dir, 'in.jsonl'), EVENTS);
+    const ing = JSON.parse(ok(scroll(dir, ['ingest', 'in.jsonl'])).stdout);
+    assert.deepEqual(ing, { appended: 5, first_seq: 1, last_seq: 5 });
+    assert.ok(existsSync(join(dir, '.scroll', 'scroll.db')), 'default --db is .scroll/scroll.db under cwd');
+
+    const stats = JSON.parse(ok(scroll(dir, ['stats', '--json'])).stdout);
+    assert.equal(stats.events, 5);
+    assert.equal(stats.sessions, 2);
+    assert.equal(stats.payloads, 1);
+    assert.ok(stats.bytes > 0);
+    assert.equal(stats.schema_version, 1);
+    assert.match(ok(scroll(dir, ['stats'])).stdout, /events\s+5/);
+
+    const search = JSON.parse(ok(scroll(dir, ['search', 'getUserById', '--json'])).stdout);
+    assert.ok(search.hits.length >= 1);
+    for (const h of search.hits) for (const f of ['seq', 'score', 'kind', 'role', 'session', 'snippet']) assert.ok(f in h, f);
+    assert.ok(search.hits.some((h: { seq: number }) => h.seq === 1));
+    const filtered = JSON.parse(ok(scroll(dir, ['search', 'getUserById', '--kind', 'tool_result', '--json'])).stdout);
+    assert.deepEqual(filtered.hits.map((h: { seq: number }) => h.seq), [3]);
+    const bySeq = JSON.parse(ok(scroll(dir, ['search', 'getUserById', '--seq-from', '2', '--seq-to', '3', '--json'])).stdout);
+    assert.ok(bySeq.hits.every((h: { seq: number }) => h.seq >= 2 && h.seq <= 3));
+    assert.match(ok(scroll(dir, ['search', 'garden', '--session', 'beta'])).stdout, /#5/);
+
+    const shown = JSON.parse(ok(scroll(dir, ['show', '3', '--json'])).stdout);
+    assert.equal(shown.length, 1);
+    assert.equal(shown[0].content, EVENTS[2].content, 'payload resolved: full content');
+    assert.equal(JSON.parse(ok(scroll(dir, ['show', '2..4', '--json'])).stdout).length, 3);
+    assert.match(ok(scroll(dir, ['show', '4'])).stdout, /root cause: user_id missing/);
+
+    const md = ok(scroll(dir, ['export', '--session', 'alpha', '--format', 'md'])).stdout;
+    assert.match(md, /# Scroll transcript: `alpha`/);
+    assert.match(md, /#3 · tool · tool result · `read_file`/);
+    assert.ok(md.includes(EVENTS[2].content));
+    assert.ok(!md.includes('water the garden'));
+
+    const exported = ok(scroll(dir, ['export', '--format', 'jsonl'])).stdout;
+    const rows = exported.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(rows.length, 5);
+    for (let i = 0; i < EVENTS.length; i++) {
+      const src = EVENTS[i] as Record<string, unknown>;
+      for (const [k, v] of Object.entries(src)) {
+        if (k === 'ts') assert.equal(rows[i].ts, v);
+        else assert.deepEqual(rows[i][k], v, `${k} of event ${i + 1}`);
+      }
+    }
+    writeFileSync(join(dir, 'export.jsonl'), exported);
+    const again = JSON.parse(ok(scroll(dir, ['ingest', 'export.jsonl', '--db', 'copy/scroll.db'])).stdout);
+    assert.deepEqual(again, { appended: 5, first_seq: 1, last_seq: 5 });
+    assert.equal(ok(scroll(dir, ['export', '--format', 'jsonl', '--db', 'copy/scroll.db'])).stdout, exported);
+    assert.equal(ok(scroll(dir, ['export', '--format', 'md', '--session', 'alpha', '--db', 'copy/scroll.db'])).stdout, md);
+    // --out writes the same bytes to a file.
+    ok(scroll(dir, ['export', '--format', 'jsonl', '--out', 'out.jsonl']));
+    assert.equal(readFileSync(join(dir, 'out.jsonl'), 'utf8'), exported);
+  });
+});
+
+test('ingest from stdin, with --session for lines that name none', () => {
+  withDir((dir) => {
+    const r = JSON.parse(ok(scroll(dir, ['ingest', '-', '--session', 'piped'], '{"kind":"note","role":"system","content":"from a pipe"}\n\n')).stdout);
+    assert.deepEqual(r, { appended: 1, first_seq: 1, last_seq: 1 });
+    const shown = JSON.parse(ok(scroll(dir, ['show', '1', '--json'])).stdout);
+    assert.equal(shown[0].session, 'piped');
+    const empty = JSON.parse(ok(scroll(dir, ['ingest', '-'], '')).stdout);
+    assert.deepEqual(empty, { appended: 0, first_seq: null, last_seq: null });
+  });
+});
+
+test('search --batch: one line per query with seq and score', () => {
+  withDir((dir) => {
+    writeJsonl(join(dir, 'in.jsonl'), EVENTS);
+    ok(scroll(dir, ['ingest', 'in.jsonl']));
+    writeJsonl(join(dir, 'q.jsonl'), [
+      { id: 'q1', query: 'getUserById', k: 2 },
+      { id: 7, query: 'garden', session: 'beta' },
+      { id: 'q3', query: 'user_id', kind: 'model_turn' },
+      { id: 'q4', query: '"(((NEAR *' },
+    ]);
+    const lines = ok(scroll(dir, ['search', '--batch', 'q.jsonl'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(lines.map((l) => l.id), ['q1', 7, 'q3', 'q4']);
+    assert.ok(lines[0].hits.length >= 1 && lines[0].hits.length <= 2);
+    assert.deepEqual(Object.keys(lines[0].hits[0]).sort(), ['score', 'seq']);
+    assert.deepEqual(lines[1].hits.map((h: { seq: number }) => h.seq), [5]);
+    assert.deepEqual(lines[2].hits.map((h: { seq: number }) => h.seq), [4]);
+    assert.ok(Array.isArray(lines[3].hits));
+    writeFileSync(join(dir, 'bad.jsonl'), '{"id":1,"query":"x"}\n{"id":2}\n');
+    const bad = scroll(dir, ['search', '--batch', 'bad.jsonl']);
+    assert.equal(bad.code, 1);
+    assert.equal(bad.stdout, '');
+    assert.match(bad.stderr, /line 2 of bad\.jsonl: "query" is required/);
+  });
+});
+
+test('bad input: a clear one-line error, non-zero exit, nothing half-written', () => {
+  withDir((dir) => {
+    writeJsonl(join(dir, 'in.jsonl'), EVENTS.slice(0, 2));
+    ok(scroll(dir, ['ingest', 'in.jsonl']));
+    const oneLine = (r: Run) => {
+      assert.notEqual(r.code, 0);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, /^scroll/);
+      return r.stderr;
+    };
+    writeFileSync(join(dir, 'broken.jsonl'), '{"kind":"note","role":"system","content":"one"}\n{"kind":"note","role":"system","content":"two"}\n{"kind": "note", oops}\n');
+    assert.match(oneLine(scroll(dir, ['ingest', 'broken.jsonl'])), /line 3 of broken\.jsonl: not valid JSON/);
+    writeFileSync(join(dir, 'missing.jsonl'), '{"kind":"note","role":"system","content":"one"}\n{"kind":"note","content":"no role"}\n');
+    assert.match(oneLine(scroll(dir, ['ingest', 'missing.jsonl'])), /line 2 of missing\.jsonl: "role" is required/);
+    writeFileSync(join(dir, 'badts.jsonl'), '{"kind":"note","role":"system","content":"one"}\n\n{"kind":"note","role":"system","content":"x","ts":"last tuesday"}\n');
+    assert.match(oneLine(scroll(dir, ['ingest', 'badts.jsonl'])), /line 3 of badts\.jsonl: "ts" must be an ISO 8601 time/);
+    writeFileSync(join(dir, 'arr.jsonl'), '[1,2]\n');
+    assert.match(oneLine(scroll(dir, ['ingest', 'arr.jsonl'])), /line 1 of arr\.jsonl: expected a JSON object/);
+    assert.match(oneLine(scroll(dir, ['ingest', 'nope.jsonl'])), /cannot read nope\.jsonl/);
+    // Nothing from the failed ingests reached the log.
+    assert.equal(JSON.parse(ok(scroll(dir, ['stats', '--json'])).stdout).events, 2);
+
+    assert.match(oneLine(scroll(dir, ['show', '99'])), /no event with seq 99 \(the log holds 1\.\.2\)/);
+    assert.match(oneLine(scroll(dir, ['show', '50..60'])), /no events in 50\.\.60/);
+    assert.match(oneLine(scroll(dir, ['show', 'abc'])), /expected SEQ or A\.\.B/);
+    assert.match(oneLine(scroll(dir, ['search', 'x', '--k', 'ten'])), /--k expects an integer/);
+    assert.match(oneLine(scroll(dir, ['export', '--format', 'pdf'])), /--format md or --format jsonl/);
+    assert.match(oneLine(scroll(dir, ['export', '--format', 'md', '--session', 'nosuch'])), /no session "nosuch"/);
+    assert.match(oneLine(scroll(dir, ['frobnicate'])), /unknown command "frobnicate"/);
+    assert.equal(scroll(dir, ['search', 'x', '--bogus']).code, 2);
+    assert.match(oneLine(scroll(dir, ['stats', '--db', 'elsewhere/none.db'])), /no event log at .*elsewhere\/none\.db/);
+    assert.equal(existsSync(join(dir, 'elsewhere')), false, 'readers create nothing');
+  });
+});
+
+test('hostile search input never crashes the CLI', () => {
+  withDir((dir) => {
+    writeJsonl(join(dir, 'in.jsonl'), EVENTS);
+    ok(scroll(dir, ['ingest', 'in.jsonl']));
+    for (const q of ['"', '(', 'NEAR(a b)', '*', '-', 'a OR', 'x'.repeat(10_000), '   ', 'getUserById"*)']) {
+      const r = scroll(dir, ['search', '--json', '--', q]);
+      assert.equal(r.code, 0, `query ${JSON.stringify(q.slice(0, 20))}: ${r.stderr}`);
+      assert.ok(Array.isArray(JSON.parse(r.stdout).hits));
+    }
+  });
+});
+
+test('help: overview and per-command usage', () => {
+  withDir((dir) => {
+    const overview = ok(scroll(dir, ['--help'])).stdout;
+    for (const c of ['ingest', 'search', 'show', 'stats', 'export']) assert.match(overview, new RegExp(`^  ${c}\\b`, 'm'));
+    assert.match(ok(scroll(dir, ['search', '--help'])).stdout, /--batch/);
+    assert.equal(scroll(dir, []).code, 2);
+  });
+});

@@ -12,8 +12,11 @@
 export const PANEL_VIEW_TYPE = 'scroll.history';
 export const PROTOCOL_VERSION = 1;
 
-/** Hits per search page message; the virtual list asks for pages as they scroll into view. */
-export const SEARCH_PAGE_SIZE = 100;
+/**
+ * Hits per search page message; the virtual list asks for pages as they scroll into view. About
+ * two screens: each hit's snippet is cut from its event's text, which is most of a page's cost.
+ */
+export const SEARCH_PAGE_SIZE = 40;
 /** Most hits a single query will list (the count above it is reported as "at least"). */
 export const HIT_CAP = 10_000;
 /** Events per page of an expanded range or segment. */

@@ -4,6 +4,7 @@
  * load a session's text or payloads.
  */
 import { openDatabase, type Database, type Statement } from '../../core/db';
+import { parseQuery } from '../../core/search';
 import type { LogEvent, LogStats, SearchOptions, SearchResult, SessionInfo } from '../../core/types';
 import type { OutlineRow, PanelDataSource, StepCount } from './panelDataSource';
 
@@ -56,6 +57,48 @@ export class EventLogPanelSource implements PanelDataSource {
   search(query: string, opts?: SearchOptions): SearchResult {
     return this.log.search(query, opts);
   }
+  countMatches(query: string, opts: SearchOptions, result: SearchResult): number {
+    // The same terms the search used (after stop words and pruning), AND — or OR when the search
+    // broadened (the precise hits are a subset of the OR hits, so the OR count is the list's size).
+    const used = new Set(result.terms);
+    const terms = parseQuery(query).terms.filter((t) => used.has(t.text));
+    if (!terms.length) return 0;
+    const match = terms.map((t) => t.fts).join(result.broadened ? ' OR ' : ' AND ');
+    const conds = ['events_fts MATCH ?'];
+    const params: unknown[] = [match];
+    if (opts.seqFrom !== undefined) {
+      conds.push('f.rowid >= ?');
+      params.push(opts.seqFrom);
+    }
+    if (opts.seqTo !== undefined) {
+      conds.push('f.rowid <= ?');
+      params.push(opts.seqTo);
+    }
+    // Filters on the event row, in the order their parameters are pushed.
+    const join: string[] = [];
+    const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+    const inList = (column: string, values: string[]) => {
+      if (!values.length) return;
+      join.push(`e.${column} IN (${values.map(() => '?').join(',')})`);
+      params.push(...values);
+    };
+    const equals = (sql: string, value: string | undefined) => {
+      if (value === undefined) return;
+      join.push(sql);
+      params.push(value);
+    };
+    inList('kind', list(opts.kind));
+    inList('role', list(opts.role));
+    equals('e.session = ?', opts.session);
+    equals('e.name = ?', opts.name);
+    equals('e.ts >= ?', opts.tsFrom);
+    equals('e.ts <= ?', opts.tsTo);
+    const sql = join.length
+      ? `SELECT count(*) AS n FROM events_fts f CROSS JOIN events e ON e.seq = f.rowid WHERE ${conds.join(' AND ')} AND ${join.join(' AND ')}`
+      : `SELECT count(*) AS n FROM events_fts f WHERE ${conds.join(' AND ')}`;
+    return Number(this.stmt(sql).get(...params).n);
+  }
+
   get(seq: number): LogEvent | undefined {
     return this.log.get(seq);
   }

@@ -22,6 +22,12 @@ export interface StepCount {
 
 export interface PanelDataSource {
   search(query: string, opts?: SearchOptions): SearchResult;
+  /**
+   * How many events the query matches in all (not just the page `result` holds): counted, not
+   * ranked, so it costs a fraction of a search. `result` is a search of the same query and filters
+   * (it says which terms were used after pruning and whether the list was broadened).
+   */
+  countMatches(query: string, opts: SearchOptions, result: SearchResult): number;
   get(seq: number): LogEvent | undefined;
   /** Events with from ≤ seq ≤ to, full content, in seq order. */
   range(from: number, to: number): LogEvent[];

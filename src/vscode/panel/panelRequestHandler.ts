@@ -38,12 +38,11 @@ export interface PanelHandlerOptions {
   levelCap?: number;
 }
 
-/** The ranked hit list of the latest query, without snippets: gives the total and stable paging. */
-interface HitListCache {
+/** The total of the latest query, counted once and reused while the reader scrolls its pages. */
+interface TotalCache {
   key: string;
   maxSeq: number;
-  seqs: number[];
-  capped: boolean;
+  total: number;
 }
 
 export function toPanelEvent(e: LogEvent, cap = CONTENT_CAP): PanelEvent {
@@ -100,7 +99,7 @@ function num(v: unknown): number | null {
 }
 
 export class PanelRequestHandler {
-  private hitList: HitListCache | undefined;
+  private lastTotal: TotalCache | undefined;
 
   constructor(
     private readonly source: PanelDataSource,
@@ -152,7 +151,7 @@ export class PanelRequestHandler {
 
   /** Drops the cached hit list (the log grew). */
   invalidate(): void {
-    this.hitList = undefined;
+    this.lastTotal = undefined;
   }
 
   search(query: string, filters: SearchFilters, offset: number, limit: number): SearchPage {
@@ -160,23 +159,22 @@ export class PanelRequestHandler {
     const opts = searchOptions(filters);
     const key = JSON.stringify([query, opts]);
     const maxSeq = this.source.maxSeq();
-    if (!this.hitList || this.hitList.key !== key || this.hitList.maxSeq !== maxSeq) {
-      const all = this.source.search(query, { ...opts, k: HIT_CAP + 1, snippet: false });
-      this.hitList = {
-        key,
-        maxSeq,
-        seqs: all.hits.slice(0, HIT_CAP).map((h) => h.seq),
-        capped: all.hits.length > HIT_CAP,
-      };
+    const res = offset < HIT_CAP
+      ? this.source.search(query, { ...opts, k: Math.min(limit, HIT_CAP - offset), offset, snippet: true })
+      : { hits: [], broadened: false, terms: [], pruned: [] };
+    let total: number;
+    if (this.lastTotal && this.lastTotal.key === key && this.lastTotal.maxSeq === maxSeq) {
+      total = this.lastTotal.total;
+    } else {
+      // A short first page is the whole list; otherwise count (cheaper than ranking everything).
+      total = offset === 0 && res.hits.length < limit ? res.hits.length : Math.max(offset + res.hits.length, this.source.countMatches(query, opts, res));
+      this.lastTotal = { key, maxSeq, total };
     }
-    const total = this.hitList.seqs.length;
-    const res = this.source.search(query, { ...opts, k: Math.max(0, Math.min(limit, total - offset)), offset, snippet: true });
-    const hits = offset < total ? res.hits.map(toPanelHit) : [];
     const page: SearchPage = {
       offset,
-      hits,
-      total,
-      capped: this.hitList.capped,
+      hits: res.hits.map(toPanelHit),
+      total: Math.min(total, HIT_CAP),
+      capped: total > HIT_CAP,
       broadened: res.broadened,
       terms: res.terms,
       pruned: res.pruned,

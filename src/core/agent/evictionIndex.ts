@@ -33,6 +33,9 @@ export interface IndexBlock {
   segments: number;
   /** Blocks merged into this one, oldest first (empty for level 0). */
   children: IndexBlock[];
+  /** Titles of the first and last level-0 segment under this block (a merged title joins these). */
+  firstTitle: IndexTitle;
+  lastTitle: IndexTitle;
 }
 
 export const DEFAULT_INDEX_CAP = 8;
@@ -61,14 +64,17 @@ export class EvictionIndex {
   /** Adds one level-0 block (one eviction sweep) and carries the odometer. */
   add(block: { fromSeq: number; toSeq: number; title: IndexTitle; evictionSeq: number | null }): void {
     if (block.toSeq < block.fromSeq) throw new RangeError(`eviction block span ${block.fromSeq}–${block.toSeq} is reversed`);
+    const title = clampTitle(block.title);
     const leaf: IndexBlock = {
       level: 0,
       fromSeq: block.fromSeq,
       toSeq: block.toSeq,
-      title: clampTitle(block.title),
+      title,
       evictionSeq: block.evictionSeq,
       segments: 1,
       children: [],
+      firstTitle: title,
+      lastTitle: title,
     };
     this.leafBlocks.push(leaf);
     this.level(0).push(leaf);
@@ -161,10 +167,13 @@ function mergeBlocks(blocks: IndexBlock[], level: number): IndexBlock {
     level,
     fromSeq: Math.min(...blocks.map((b) => b.fromSeq)),
     toSeq: Math.max(...blocks.map((b) => b.toSeq)),
-    title: mergeTitles(first.title, last.title),
+    // From the first and the last segment, not from merged titles: no "a … b … c … d" chains.
+    title: mergeTitles(first.firstTitle, last.lastTitle),
     evictionSeq: null,
     segments: blocks.reduce((n, b) => n + b.segments, 0),
     children: blocks,
+    firstTitle: first.firstTitle,
+    lastTitle: last.lastTitle,
   };
 }
 

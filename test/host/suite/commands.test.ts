@@ -1,0 +1,115 @@
+// Commands, scroll: editor tabs, export and the history LM tools, against the seeded sample history.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ScrollApi } from '../../../src/api';
+import { closeAllEditors, scrollApi, toolText, waitFor } from './helpers';
+
+describe('Scroll commands and tabs', () => {
+  let api: ScrollApi;
+  before(async () => {
+    api = await scrollApi();
+  });
+  afterEach(closeAllEditors);
+
+  it('the seeded history is there', () => {
+    assert.ok(api.sessions().length > 0, 'sessions in the seeded log');
+    assert.ok(api.services.existingLog()!.maxSeq() > 5);
+  });
+
+  it('openEvent opens an event tab with header and exact content', async () => {
+    const e = api.get(3)!;
+    const uri = await vscode.commands.executeCommand<string>('scroll.openEvent', 3);
+    assert.equal(uri, 'scroll:/event/3.md');
+    const editor = vscode.window.activeTextEditor!;
+    assert.equal(editor.document.uri.toString(), 'scroll:/event/3.md');
+    assert.equal(editor.document.languageId, 'markdown');
+    const text = editor.document.getText();
+    assert.match(text, /^# Event 3 · /);
+    assert.ok(text.includes(`**session:** ${e.session.replace(/_/g, '\\_')}`) || text.includes(e.session), 'header names the session');
+    assert.ok(text.includes(e.content), 'content complete');
+  });
+
+  it('openEvent takes a range a..b; an unknown seq shows a document saying so', async () => {
+    await vscode.commands.executeCommand('scroll.openEvent', '2..4');
+    const text = vscode.window.activeTextEditor!.document.getText();
+    assert.match(text, /^# Events 2\.\.4/);
+    for (const s of [2, 3, 4]) assert.ok(text.includes(`## seq ${s} · `), `seq ${s}`);
+    await vscode.commands.executeCommand('scroll.openEvent', 999999);
+    assert.match(vscode.window.activeTextEditor!.document.getText(), /# Event 999999 not found/);
+  });
+
+  it('searchHistory is a QuickPick searching as you type; Enter opens the hit', async () => {
+    const hits = api.search('ledger report', { k: 1 });
+    assert.ok(hits.hits.length, 'the seeded log has a hit for "ledger report"');
+    const done = vscode.commands.executeCommand('scroll.searchHistory', 'ledger report');
+    await waitFor('the hit to be selectable', async () => {
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      return vscode.window.activeTextEditor?.document.uri.scheme === 'scroll' || undefined;
+    }, 10_000, 200);
+    await done;
+    assert.equal(vscode.window.activeTextEditor!.document.uri.toString(), `scroll:/event/${hits.hits[0].seq}.md`);
+  });
+
+  it('payload documents show the full externalised content with a language from the content', async () => {
+    const log = api.services.log();
+    const json = JSON.stringify({ rows: Array.from({ length: 600 }, (_, i) => ({ i, note: `row ${i}` })) });
+    const ev = log.append({ kind: 'tool_result', role: 'tool', name: 'probe', content: json, session: 'payload-test' });
+    assert.ok(ev.payload, 'large content went to the payload store');
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(`scroll:/payload/${ev.payload}.json`));
+    assert.equal(doc.getText(), json);
+    assert.equal(doc.languageId, 'json');
+    const evDoc = await vscode.workspace.openTextDocument(vscode.Uri.parse(`scroll:/event/${ev.seq}.md`));
+    assert.ok(evDoc.getText().includes(json), 'the event tab resolves the payload');
+  });
+
+  it('exportSession writes Markdown to an untitled editor or a file', async () => {
+    const session = api.sessions()[0].session;
+    const events = api.services.existingLog()!.sessions().find((s) => s.session === session)!.events;
+    const uri = await vscode.commands.executeCommand<string>('scroll.exportSession', session, 'untitled');
+    assert.match(uri!, /^untitled:/);
+    const text = vscode.window.activeTextEditor!.document.getText();
+    assert.match(text, new RegExp(`^# Scroll session ${session.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.equal((text.match(/^### .* — seq \d+$/gm) ?? []).length, events);
+    const file = vscode.Uri.file(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'scroll-export-')), 'out.md'));
+    await vscode.commands.executeCommand('scroll.exportSession', session, file);
+    const stamp = (s: string) => s.replace(/Exported \S+\./, 'Exported <time>.');
+    assert.equal(stamp(fs.readFileSync(file.fsPath, 'utf8')), stamp(text));
+  });
+
+  it('history LM tools search and expand for any agent', async () => {
+    const found = toolText(await vscode.lm.invokeTool('scroll_searchHistory', { input: { query: 'ledger report', k: 3 }, toolInvocationToken: undefined }));
+    assert.match(found, /hit\(s\) for "ledger report"/);
+    const seq = Number(/seq (\d+)/.exec(found)![1]);
+    const expanded = toolText(await vscode.lm.invokeTool('scroll_expandEvent', { input: { seq: String(seq) }, toolInvocationToken: undefined }));
+    assert.ok(expanded.includes(api.get(seq)!.content));
+    await assert.rejects(Promise.resolve(vscode.lm.invokeTool('scroll_expandEvent', { input: { seq: 'abc' }, toolInvocationToken: undefined })), /not a seq/);
+  });
+
+  it('workspace tools read, list and search files', async () => {
+    const read = toolText(await vscode.lm.invokeTool('scroll_readFile', { input: { path: 'ledger_sync/report.py', startLine: 1, endLine: 2 }, toolInvocationToken: undefined }));
+    assert.match(read, /^ledger_sync\/report\.py lines 1-2 of \d+\n"""Monthly ledger report/);
+    const list = toolText(await vscode.lm.invokeTool('scroll_listFiles', { input: { pattern: '**/*.py' }, toolInvocationToken: undefined }));
+    assert.ok(list.includes('ledger_sync/report.py') && !list.includes('.scroll/'));
+    const grep = toolText(await vscode.lm.invokeTool('scroll_searchText', { input: { query: 'def monthly_totals' }, toolInvocationToken: undefined }));
+    assert.match(grep, /ledger_sync\/report\.py:\d+: def monthly_totals/);
+    await assert.rejects(Promise.resolve(vscode.lm.invokeTool('scroll_readFile', { input: { path: '../../etc/passwd' }, toolInvocationToken: undefined })), /outside the workspace/);
+  });
+
+  it('scroll_exec run by another agent runs Python in a kernel and logs the cell', async () => {
+    const before = api.services.existingLog()!.maxSeq();
+    const out = toolText(await vscode.lm.invokeTool('scroll_exec', { input: { code: 'x = 6 * 7\nprint(x, ms is not None)' }, toolInvocationToken: undefined }));
+    assert.equal(out.trim(), '42 True');
+    const again = toolText(await vscode.lm.invokeTool('scroll_exec', { input: { code: 'print(x + 1)' }, toolInvocationToken: undefined }));
+    assert.equal(again.trim(), '43', 'variables persist between calls');
+    const logged = api.range(before + 1, before + 10).map((e) => e.kind);
+    assert.deepEqual(logged.slice(0, 4), ['kernel_exec', 'kernel_output', 'kernel_exec', 'kernel_output']);
+  });
+
+  it('revealLogFolder and the status bar item are there', async () => {
+    const folder = await vscode.commands.executeCommand<string>('scroll.revealLogFolder');
+    assert.equal(folder, path.dirname(api.logPath()));
+  });
+});

@@ -1,0 +1,47 @@
+// Helpers shared by Scroll's in-host tests (not a test file itself).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ScrollApi } from '../../../src/api';
+
+export const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
+const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
+export const scrollId = `${manifest.publisher}.${manifest.name}`;
+
+export async function scrollApi(): Promise<ScrollApi> {
+  const ext = vscode.extensions.getExtension<ScrollApi>(scrollId);
+  if (!ext) throw new Error(`${scrollId} is not loaded`);
+  return ext.activate();
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` until it returns a value (not undefined/false) or the time runs out. */
+export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined && v !== false) return v;
+    } catch (e) {
+      lastError = e;
+    }
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`);
+    await sleep(everyMs);
+  }
+}
+
+export function workspaceRoot(): string {
+  const f = vscode.workspace.workspaceFolders?.[0];
+  if (!f) throw new Error('no workspace folder');
+  return f.uri.fsPath;
+}
+
+export async function closeAllEditors(): Promise<void> {
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+}
+
+export function toolText(r: vscode.LanguageModelToolResult): string {
+  return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+}

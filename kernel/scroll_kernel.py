@@ -98,6 +98,22 @@ def _variable_size(value):
     return ""
 
 
+def variable_digest(ns, baseline=None):
+    """[{name, type, size}] of the user's variables: no _private names, no modules, nothing
+    still bound to what the kernel itself put there (`baseline`: name -> original object)."""
+    out = []
+    baseline = baseline or {}
+    for name, value in list(ns.items()):
+        if name.startswith("_") or type(value).__name__ == "module":
+            continue
+        if name in baseline and baseline[name] is value:
+            continue
+        out.append({"name": name, "type": type(value).__name__, "size": _variable_size(value)})
+        if len(out) >= MAX_VARIABLES:
+            break
+    return out
+
+
 class Kernel:
     def __init__(self, args):
         self.output_cap = args.output_cap
@@ -216,16 +232,7 @@ class Kernel:
         return result
 
     def variables(self):
-        out = []
-        for name, value in list(self.ns.items()):
-            if name.startswith("_") or (name == "ms" and value is self.ms):
-                continue
-            if type(value).__name__ == "module":
-                continue
-            out.append({"name": name, "type": type(value).__name__, "size": _variable_size(value)})
-            if len(out) >= MAX_VARIABLES:
-                break
-        return out
+        return variable_digest(self.ns, {"ms": self.ms})
 
 
 class _NativeCapture:

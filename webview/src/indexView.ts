@@ -58,7 +58,7 @@ export class IndexView {
       ? `Session ${session}: ${tree.segments} evicted segment${tree.segments === 1 ? '' : 's'}, ${tree.roots.length} top-level block${tree.roots.length === 1 ? '' : 's'}`
       : `Session ${session}: nothing has been evicted from the view yet.`;
     const expanded = new Set(this.app.store.state.expandedIndexNodes);
-    for (const n of [...tree.roots].reverse()) this.tree.appendChild(this.renderNode(n, expanded, 1));
+    for (const n of tree.roots) this.tree.appendChild(this.renderNode(n, expanded, 1));
     this.refreshItems();
     this.items[0]?.setAttribute('tabindex', '0');
   }
@@ -88,7 +88,7 @@ export class IndexView {
     (li as HTMLElement & { _node?: IndexNode })._node = n;
     if (hasChildren) {
       const group = h('ul', { role: 'group' });
-      for (const c of [...n.children].reverse()) group.appendChild(this.renderNode(c, expanded, depth + 1));
+      for (const c of n.children) group.appendChild(this.renderNode(c, expanded, depth + 1));
       group.hidden = !expanded.has(key);
       li.appendChild(group);
       label.addEventListener('click', () => this.toggle(li));

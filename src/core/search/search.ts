@@ -28,43 +28,109 @@ export const BM25_WEIGHTS = [10, 0.5, 2, 5] as const;
 export const BROADEN_BELOW = 3;
 /** A word in more than this share of events is pruned (it selects nothing). */
 export const COMMON_SHARE = 0.5;
+/**
+ * Context: an event next to a strong match is often where the answer is (the tool result after
+ * the matching call, the reply after the matching question). Each event's score adds these shares
+ * of its best-scoring neighbour's score, 1 and 2 events away in the same session.
+ */
+export const CONTEXT_NEAR = 0.6;
+export const CONTEXT_FAR = 0.15;
+/** Matches fetched before context re-ranking (at least offset + k). */
+export const MIN_CANDIDATES = 40;
 export const DEFAULT_K = 10;
 export const MAX_K = 1000;
 
 const RANK = `bm25(events_fts, ${BM25_WEIGHTS.map((w) => w.toFixed(1)).join(', ')})`;
 
+const statementsByDb = new WeakMap<object, Map<string, ReturnType<SearchDatabase['prepare']>>>();
+/** Prepared statements, reused per connection (preparing costs more than a small FTS query). */
+function cached(db: SearchDatabase, sql: string): ReturnType<SearchDatabase['prepare']> {
+  let m = statementsByDb.get(db);
+  if (!m) statementsByDb.set(db, (m = new Map()));
+  let st = m.get(sql);
+  if (!st) {
+    if (m.size > 200) m.clear();
+    st = db.prepare(sql);
+    m.set(sql, st);
+  }
+  return st;
+}
+
 interface CorpusStats {
   maxSeq: number;
   total: number;
   df: Map<string, number>;
+  /** Per seq span "lo:hi": events in the span and per-term counts inside it. */
+  spans: Map<string, { total: number; df: Map<string, number> }>;
 }
 const statsByDb = new WeakMap<object, CorpusStats>();
+const MAX_CACHED_SPANS = 32;
 
 /**
  * Event count and document frequencies, cached per connection until the log grows. The log is
  * append-only, so the count is brought up to date by counting only the new seqs.
  */
 function corpusStats(db: SearchDatabase): CorpusStats {
-  const maxSeq: number = db.prepare('SELECT coalesce(max(seq), 0) AS m FROM events').get().m;
+  const maxSeq: number = cached(db, 'SELECT coalesce(max(seq), 0) AS m FROM events').get().m;
   let st = statsByDb.get(db);
   if (st && st.maxSeq === maxSeq) return st;
   const total =
     st && st.maxSeq < maxSeq
-      ? st.total + db.prepare('SELECT count(*) AS n FROM events WHERE seq > ?').get(st.maxSeq).n
-      : db.prepare('SELECT count(*) AS n FROM events').get().n;
-  st = { maxSeq, total, df: new Map() };
+      ? st.total + cached(db, 'SELECT count(*) AS n FROM events WHERE seq > ?').get(st.maxSeq).n
+      : cached(db, 'SELECT count(*) AS n FROM events').get().n;
+  st = { maxSeq, total, df: new Map(), spans: new Map() };
   statsByDb.set(db, st);
   return st;
 }
 
-function docFrequency(db: SearchDatabase, st: CorpusStats, stem: string): number {
-  let n = st.df.get(stem);
-  if (n === undefined) {
-    const row = db.prepare('SELECT doc FROM events_vocab WHERE term = ?').get(stem);
-    n = row ? Number(row.doc) : 0;
-    st.df.set(stem, n);
+interface ScopeStats {
+  total: number;
+  df(stem: string, fts: string): number;
+}
+
+/**
+ * Frequencies in the searched scope. Without a seq bound (no session/seq filter) that is the whole
+ * log, read from `events_vocab`; with one, the events whose seq lies in the bounded span, counted
+ * in the index itself. (Inside one conversation a speaker's name is in half the turns: useless to
+ * rank them even though it is rare in the whole log.)
+ */
+function scopeStats(db: SearchDatabase, plan: Plan): ScopeStats {
+  const st = corpusStats(db);
+  if (plan.lo === null && plan.hi === null) {
+    return {
+      total: st.total,
+      df(stem) {
+        let n = st.df.get(stem);
+        if (n === undefined) {
+          const row = cached(db, 'SELECT doc FROM events_vocab WHERE term = ?').get(stem);
+          n = row ? Number(row.doc) : 0;
+          st.df.set(stem, n);
+        }
+        return n;
+      },
+    };
   }
-  return n;
+  const lo = plan.lo ?? 0;
+  const hi = plan.hi ?? st.maxSeq;
+  const key = `${lo}:${hi}`;
+  let span = st.spans.get(key);
+  if (!span) {
+    if (st.spans.size >= MAX_CACHED_SPANS) st.spans.clear();
+    span = { total: cached(db, 'SELECT count(*) AS n FROM events WHERE seq BETWEEN ? AND ?').get(lo, hi).n as number, df: new Map() };
+    st.spans.set(key, span);
+  }
+  const s = span;
+  return {
+    total: s.total,
+    df(stem, fts) {
+      let n = s.df.get(stem);
+      if (n === undefined) {
+        n = Number(cached(db, 'SELECT count(*) AS n FROM events_fts WHERE events_fts MATCH ? AND rowid BETWEEN ? AND ?').get(fts, lo, hi).n);
+        s.df.set(stem, n);
+      }
+      return n;
+    },
+  };
 }
 
 function asList(v: string | string[] | undefined): string[] | undefined {
@@ -107,12 +173,11 @@ function planFilters(db: SearchDatabase, opts: SearchOptions): Plan {
     plan.where.push('e.session = ?');
     plan.params.push(opts.session);
     // The session's first and last seq bound the FTS scan itself (two index probes).
-    const b = db
-      .prepare(
-        'SELECT (SELECT seq FROM events WHERE session = ? ORDER BY seq LIMIT 1) AS lo, ' +
-          '(SELECT seq FROM events WHERE session = ? ORDER BY seq DESC LIMIT 1) AS hi',
-      )
-      .get(opts.session, opts.session);
+    const b = cached(
+      db,
+      'SELECT (SELECT seq FROM events WHERE session = ? ORDER BY seq LIMIT 1) AS lo, ' +
+        '(SELECT seq FROM events WHERE session = ? ORDER BY seq DESC LIMIT 1) AS hi',
+    ).get(opts.session, opts.session);
     if (b.lo === null || b.lo === undefined) plan.empty = true;
     else {
       plan.lo = plan.lo === null ? b.lo : Math.max(plan.lo, b.lo);
@@ -133,6 +198,57 @@ function planFilters(db: SearchDatabase, opts: SearchOptions): Plan {
   }
   if (plan.lo !== null && plan.hi !== null && plan.lo > plan.hi) plan.empty = true;
   return plan;
+}
+
+interface Ranked {
+  seq: number;
+  score: number;
+  broadened: boolean;
+}
+
+/**
+ * Re-ranks matches with their context and adds the neighbours (±1, ±2 in the same session, passing
+ * the filters) that context lifts. Precise (AND) matches come first; OR-only matches and
+ * neighbours that match nothing themselves are `broadened`. Ties: newest seq first.
+ */
+function withContext(db: SearchDatabase, matched: Map<number, { score: number; precise: boolean }>, plan: Plan): Ranked[] {
+  if (matched.size === 0) return [];
+  const around = new Set<number>();
+  for (const seq of matched.keys()) {
+    for (let d = -2; d <= 2; d++) {
+      const x = seq + d;
+      if (x < 1 || (plan.lo !== null && x < plan.lo) || (plan.hi !== null && x > plan.hi)) continue;
+      around.add(x);
+    }
+  }
+  const seqs = [...around].sort((a, b) => a - b);
+  const session = new Map<number, string>();
+  const filter = plan.where.length ? ` AND ${plan.where.join(' AND ')}` : '';
+  for (let i = 0; i < seqs.length; i += 500) {
+    const chunk = seqs.slice(i, i + 500);
+    const sql = `SELECT e.seq AS seq, e.session AS session FROM events e WHERE e.seq IN (${chunk.map(() => '?').join(', ')})${filter}`;
+    for (const row of cached(db, sql).all(...chunk, ...plan.params)) session.set(Number(row.seq), row.session);
+  }
+  const near = (seq: number, d: number, s: string): number => {
+    let best = 0;
+    for (const x of [seq - d, seq + d]) {
+      const m = matched.get(x);
+      if (m && session.get(x) === s && m.score > best) best = m.score;
+    }
+    return best;
+  };
+  const out: (Ranked & { precise: boolean })[] = [];
+  for (const seq of seqs) {
+    const s = session.get(seq);
+    if (s === undefined) continue; // filtered out
+    const own = matched.get(seq);
+    const score = (own ? own.score : 0) + CONTEXT_NEAR * near(seq, 1, s) + CONTEXT_FAR * near(seq, 2, s);
+    if (score <= 0) continue;
+    const precise = own !== undefined && own.precise;
+    out.push({ seq, score, broadened: !precise, precise });
+  }
+  out.sort((a, b) => (a.precise !== b.precise ? (a.precise ? -1 : 1) : b.score - a.score || b.seq - a.seq));
+  return out;
 }
 
 /** Ranked seqs for one FTS5 expression, filtered. FTS5 is always the outer loop (CROSS JOIN). */
@@ -157,7 +273,7 @@ function rankedSeqs(db: SearchDatabase, match: string, plan: Plan, limit: number
     params.push(...plan.params);
   }
   params.push(limit);
-  return db.prepare(sql).all(...params);
+  return cached(db, sql).all(...params);
 }
 
 export function searchEvents(db: SearchDatabase, query: string, opts: SearchOptions = {}): SearchResult {
@@ -169,31 +285,32 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
     return { hits: [], broadened: false, terms: [], pruned, message: 'nothing to search: the query has no words' };
   }
 
-  // Prune words that occur in more than half of all events (they select nothing).
-  const st = corpusStats(db);
+  const plan = planFilters(db, opts);
+  // Prune words that occur in more than half of the events searched (they select nothing there).
   let terms: QueryTerm[] = parsed.terms;
-  if (terms.length > 1 && st.total > 0) {
-    const common = (t: QueryTerm) => t.type === 'word' && docFrequency(db, st, stemKey(t.text)) > st.total * COMMON_SHARE;
-    const kept = terms.filter((t) => !common(t));
-    if (kept.length > 0 && kept.length < terms.length) {
-      for (const t of terms) if (!kept.includes(t)) pruned.push(t.text);
-      terms = kept;
+  if (terms.length > 1 && !plan.empty) {
+    const scope = scopeStats(db, plan);
+    if (scope.total > 0) {
+      const common = (t: QueryTerm) => t.type === 'word' && scope.df(stemKey(t.text), t.fts) > scope.total * COMMON_SHARE;
+      const kept = terms.filter((t) => !common(t));
+      if (kept.length > 0 && kept.length < terms.length) {
+        for (const t of terms) if (!kept.includes(t)) pruned.push(t.text);
+        terms = kept;
+      }
     }
   }
   const result: SearchResult = { hits: [], broadened: false, terms: terms.map((t) => t.text), pruned };
   if (parsed.message) result.message = parsed.message;
-
-  const plan = planFilters(db, opts);
   if (plan.empty) return result;
 
   const want = offset + k;
-  const ranked: { seq: number; r: number; broadened: boolean }[] = [];
+  const n = Math.max(want, MIN_CANDIDATES);
+  const matched = new Map<number, { score: number; precise: boolean }>();
   try {
-    for (const r of rankedSeqs(db, terms.map((t) => t.fts).join(' AND '), plan, want)) ranked.push({ ...r, broadened: false });
-    if (terms.length > 1 && ranked.length < Math.min(k, BROADEN_BELOW)) {
-      const precise = new Set(ranked.map((r) => r.seq));
-      for (const r of rankedSeqs(db, terms.map((t) => t.fts).join(' OR '), plan, want + ranked.length)) {
-        if (!precise.has(r.seq)) ranked.push({ ...r, broadened: true });
+    for (const r of rankedSeqs(db, terms.map((t) => t.fts).join(' AND '), plan, n)) matched.set(r.seq, { score: -r.r, precise: true });
+    if (terms.length > 1 && matched.size < Math.min(k, BROADEN_BELOW)) {
+      for (const r of rankedSeqs(db, terms.map((t) => t.fts).join(' OR '), plan, n)) {
+        if (!matched.has(r.seq)) matched.set(r.seq, { score: -r.r, precise: false });
       }
     }
   } catch (err) {
@@ -201,15 +318,14 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
     result.message = `search failed: ${(err as Error).message}`;
     return result;
   }
+  const ranked = withContext(db, matched, plan);
   const page = ranked.slice(offset, offset + k);
   result.broadened = page.some((r) => r.broadened);
   if (page.length === 0) return result;
 
   const rows = new Map<number, any>();
   const cols = opts.snippet === false ? 'seq, session, kind, role, name, ts, headline' : 'seq, session, kind, role, name, ts, headline, content';
-  for (const row of db
-    .prepare(`SELECT ${cols} FROM events WHERE seq IN (${page.map(() => '?').join(', ')})`)
-    .all(...page.map((r) => r.seq))) {
+  for (const row of cached(db, `SELECT ${cols} FROM events WHERE seq IN (${page.map(() => '?').join(', ')})`).all(...page.map((r) => r.seq))) {
     rows.set(Number(row.seq), row);
   }
   const keys = [...new Set(terms.flatMap((t) => t.keys))];
@@ -218,7 +334,7 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
     if (!row) continue; // indexed but not in events: only after a torn rebuild; skip rather than invent
     const hit: SearchHit = {
       seq: Number(row.seq),
-      score: -r.r,
+      score: r.score,
       kind: row.kind,
       role: row.role,
       session: row.session,

@@ -1,0 +1,67 @@
+// LoCoMo loading for the quality benchmark: one event per dialog turn, evidence parsing per
+// ../shared/data/locomo/README.md (split on ';' and whitespace, "D30:05" is D30:5, unknown ids dropped).
+import { readFileSync } from 'node:fs';
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+/** "1:56 pm on 8 May, 2023" → "2023-05-08T13:56:00.000Z" (null when it does not parse). */
+export function parseLocomoDate(s) {
+  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/i.exec(String(s ?? ''));
+  if (!m) return null;
+  let hour = Number(m[1]) % 12;
+  if (m[3].toLowerCase() === 'pm') hour += 12;
+  const month = MONTHS.indexOf(m[5].toLowerCase());
+  if (month < 0) return null;
+  return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]))).toISOString();
+}
+
+function normDiaId(id) {
+  const m = /^D(\d+):(\d+)$/.exec(id.trim());
+  return m ? `D${Number(m[1])}:${Number(m[2])}` : null;
+}
+
+/**
+ * Returns { conversations: [{ id, turns: [{ diaId, speaker, text, caption, date, dateText, sessionNo }] }],
+ *           questions: [{ conv, question, category, evidence: [diaId] }] } (only questions with evidence).
+ */
+export function loadLocomo(path) {
+  const data = JSON.parse(readFileSync(path, 'utf8'));
+  const conversations = [];
+  const questions = [];
+  let totalQuestions = 0;
+  for (const sample of data) {
+    const conv = sample.conversation;
+    const turns = [];
+    const sessionNos = Object.keys(conv)
+      .map((k) => /^session_(\d+)$/.exec(k))
+      .filter(Boolean)
+      .map((m) => Number(m[1]))
+      .sort((a, b) => a - b);
+    for (const n of sessionNos) {
+      const dateText = conv[`session_${n}_date_time`] ?? '';
+      const date = parseLocomoDate(dateText);
+      for (const t of conv[`session_${n}`] ?? []) {
+        turns.push({ diaId: normDiaId(t.dia_id) ?? t.dia_id, speaker: t.speaker, text: t.text ?? '', caption: t.blip_caption ?? null, date, dateText, sessionNo: n });
+      }
+    }
+    const ids = new Set(turns.map((t) => t.diaId));
+    conversations.push({ id: sample.sample_id, turns });
+    for (const qa of sample.qa ?? []) {
+      totalQuestions++;
+      const evidence = [...new Set((qa.evidence ?? []).flatMap((e) => String(e).split(/[;\s]+/)).map((e) => (e ? normDiaId(e) : null)).filter((e) => e && ids.has(e)))];
+      if (evidence.length === 0) continue;
+      questions.push({ conv: sample.sample_id, question: String(qa.question), category: qa.category, evidence });
+    }
+  }
+  return { conversations, questions, totalQuestions };
+}
+
+/** Mean turn-level recall@k: the share of a question's evidence turns found in its top k. */
+export function recallAt(results, k) {
+  let sum = 0;
+  for (const { evidence, ranked } of results) {
+    const top = new Set(ranked.slice(0, k));
+    sum += evidence.filter((e) => top.has(e)).length / evidence.length;
+  }
+  return results.length ? sum / results.length : 0;
+}

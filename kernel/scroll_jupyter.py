@@ -10,7 +10,7 @@ for the variables digest, printed as one JSON line. Stdlib only.
 import json
 
 import scroll_ms
-from scroll_kernel import variable_digest
+from scroll_kernel import install_write_guard, variable_digest
 
 # Names the kernel (IPython) or the bootstrap put in the namespace; hidden from the digest
 # while they still hold the object they had then.
@@ -27,6 +27,8 @@ def bootstrap(ns, db_path, payload_dir=None, session=None):
         except Exception:
             pass
     ns["ms"] = scroll_ms.connect(db_path, payload_dir=payload_dir, session=session)
+    # The same guard as Scroll's own kernel: Python code here cannot open the log for writing.
+    install_write_guard(db_path, ns["ms"].payload_dir)
     _baseline.clear()
     for name in ("In", "Out", "get_ipython", "exit", "quit", "open"):
         if name in ns:

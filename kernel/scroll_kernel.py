@@ -126,7 +126,7 @@ class Kernel:
         if args.db:
             import scroll_ms
             self.ms = scroll_ms.connect(args.db, payload_dir=args.payloads, session=args.session)
-            _install_write_guard(args.db, self.ms.payload_dir)
+            install_write_guard(args.db, self.ms.payload_dir)
         self.ns["ms"] = self.ms
         self.native = _NativeCapture()
 
@@ -294,10 +294,17 @@ def _format_tb(exc_info, last_line=None):
     return lines
 
 
-def _install_write_guard(db_path, payload_dir):
+_guarded = set()
+
+
+def install_write_guard(db_path, payload_dir):
     """Refuse, from Python code in this process, opening the log's files for writing. SQLite's
     mode=ro covers `ms`; this also covers kernel code that opens its own connection or file.
     (Not a sandbox: native code can bypass it. It stops accidents, not attacks.)"""
+    key = (os.path.realpath(db_path), os.path.realpath(payload_dir))
+    if key in _guarded:  # audit hooks cannot be removed: install once per log
+        return
+    _guarded.add(key)
     scroll_dir = os.path.realpath(os.path.dirname(os.path.abspath(db_path)))
     payload_dir = os.path.realpath(payload_dir)
     db_real = os.path.realpath(db_path)

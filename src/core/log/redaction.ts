@@ -3,6 +3,7 @@
  * before any byte reaches the database, its WAL or the payload store: a lossless log must not
  * become a plaintext credential dump. Matches are replaced by `[REDACTED:<type>]`.
  */
+import { InvalidInputError, errorMessage } from '../errors';
 
 export interface RedactionRule {
   /** Goes into the marker: `[REDACTED:<type>]`. */
@@ -13,8 +14,12 @@ export interface RedactionRule {
    * variable name in `API_KEY=…`). Omitted: the whole match is the secret.
    */
   secretGroup?: number;
-  /** Cheap substring tests (case-insensitive); the regex only runs when one is present. */
+  /**
+   * Cheap pre-tests: the rule's regex only runs when one of these exact substrings, or a match
+   * of `triggerPattern`, is present (most text holds no secret, and redaction runs on all of it).
+   */
   triggers?: string[];
+  triggerPattern?: RegExp;
   /** Matched values this returns true for are not secrets after all (numbers, references). */
   keep?: (secret: string) => boolean;
 }
@@ -29,18 +34,21 @@ export interface RedactionOptions {
 /** Names in `NAME=value` lines that mark the value as a secret. */
 const SECRET_NAME = String.raw`(?:[A-Za-z_][A-Za-z0-9_.-]*?)?(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIALS?|AUTH_?KEY|CLIENT_?SECRET)[A-Za-z0-9_.-]*`;
 
+/** One case-insensitive scan shared by every rule keyed on a word (most text has none of them). */
+const SECRET_WORD_HINT = /secret|token|passw|key|private|credential|bearer/i;
+
 export const BUILTIN_RULES: readonly RedactionRule[] = [
   {
     type: 'private_key',
     pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g,
-    triggers: ['private key'],
+    triggers: ['PRIVATE KEY'],
   },
-  { type: 'aws_access_key', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b/g, triggers: ['akia', 'asia', 'abia', 'acca', 'aida', 'aroa'] },
+  { type: 'aws_access_key', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b/g, triggers: ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'AIDA', 'AROA'] },
   {
     type: 'aws_secret_key',
     pattern: /(aws_?secret(?:_?access)?_?key["']?\s*[:=]\s*["']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
     secretGroup: 2,
-    triggers: ['secret'],
+    triggerPattern: SECRET_WORD_HINT,
   },
   { type: 'github_token', pattern: /\bgh[pousr]_[A-Za-z0-9]{30,255}\b/g, triggers: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'] },
   { type: 'github_token', pattern: /\bgithub_pat_[A-Za-z0-9_]{22,255}/g, triggers: ['github_pat_'] },
@@ -48,13 +56,13 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'openai_key', pattern: /\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g, triggers: ['sk-'] },
   { type: 'slack_token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, triggers: ['xox'] },
   { type: 'slack_webhook', pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+/g, triggers: ['hooks.slack.com'] },
-  { type: 'google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g, triggers: ['aiza'] },
-  { type: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, triggers: ['eyj'] },
+  { type: 'google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g, triggers: ['AIza'] },
+  { type: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, triggers: ['eyJ'] },
   {
     type: 'bearer_token',
     pattern: /(\bAuthorization["']?\s*[:=]\s*["']?Bearer\s+)([A-Za-z0-9._~+/=-]{16,})/gi,
     secretGroup: 2,
-    triggers: ['bearer'],
+    triggerPattern: SECRET_WORD_HINT,
   },
   {
     type: 'url_password',
@@ -67,7 +75,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
     type: 'secret',
     pattern: new RegExp(String.raw`^([ \t]*(?:export[ \t]+)?["']?${SECRET_NAME}["']?[ \t]*[=:][ \t]*)("[^"\n]+"|'[^'\n]+'|[^\s"'#][^\n#]*?)([ \t]*(?:#.*)?)$`, 'gim'),
     secretGroup: 2,
-    triggers: ['secret', 'token', 'passw', 'passphrase', 'key', 'private', 'credential'],
+    triggerPattern: SECRET_WORD_HINT,
     keep: notASecretValue,
   },
   {
@@ -75,7 +83,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
     type: 'secret',
     pattern: new RegExp(String.raw`("${SECRET_NAME}"[ \t]*:[ \t]*)("[^"\n]{4,}")`, 'gi'),
     secretGroup: 2,
-    triggers: ['secret', 'token', 'passw', 'passphrase', 'key', 'private', 'credential'],
+    triggerPattern: SECRET_WORD_HINT,
     keep: notASecretValue,
   },
 ];
@@ -96,10 +104,16 @@ export class Redactor {
     this.enabled = opts.enabled ?? true;
     this.rules = [...BUILTIN_RULES];
     for (const extra of opts.extraPatterns ?? []) {
+      if (!/^[A-Za-z0-9_.-]+$/.test(extra.type)) throw new InvalidInputError(`redaction pattern type must be a plain word (got "${extra.type}")`);
       let pattern: RegExp;
-      if (typeof extra.pattern === 'string') pattern = new RegExp(extra.pattern, 'g');
-      else pattern = extra.pattern.global ? extra.pattern : new RegExp(extra.pattern.source, extra.pattern.flags + 'g');
-      if (!/^[A-Za-z0-9_.-]+$/.test(extra.type)) throw new Error(`redaction pattern type must be a plain word (got "${extra.type}")`);
+      try {
+        if (typeof extra.pattern === 'string') pattern = new RegExp(extra.pattern, 'g');
+        else pattern = extra.pattern.global ? extra.pattern : new RegExp(extra.pattern.source, extra.pattern.flags + 'g');
+      } catch (e) {
+        throw new InvalidInputError(`redaction pattern for "${extra.type}" is not a valid regular expression: ${errorMessage(e)}`);
+      }
+      if (pattern.test('')) throw new InvalidInputError(`redaction pattern for "${extra.type}" matches empty text`);
+      pattern.lastIndex = 0;
       this.rules.push({ type: extra.type, pattern });
     }
   }
@@ -107,12 +121,18 @@ export class Redactor {
   /** Returns `text` with every secret replaced. */
   redact(text: string): string {
     if (!this.enabled || text.length === 0) return text;
-    let lower: string | undefined;
     let out = text;
+    // Trigger-pattern results for the current `out` (several rules share one pattern).
+    const hints = new Map<RegExp, boolean>();
+    const hinted = (re: RegExp) => {
+      let v = hints.get(re);
+      if (v === undefined) hints.set(re, (v = re.test(out)));
+      return v;
+    };
     for (const rule of this.rules) {
-      if (rule.triggers) {
-        lower ??= out.toLowerCase();
-        if (!rule.triggers.some((t) => lower!.includes(t))) continue;
+      if (rule.triggers || rule.triggerPattern) {
+        const hit = (rule.triggers?.some((t) => out.includes(t)) ?? false) || (rule.triggerPattern ? hinted(rule.triggerPattern) : false);
+        if (!hit) continue;
       }
       const marker = `${MARKER_PREFIX}${rule.type}]`;
       rule.pattern.lastIndex = 0;
@@ -126,7 +146,7 @@ export class Redactor {
         });
       if (next !== out) {
         out = next;
-        lower = undefined;
+        hints.clear();
       }
     }
     return out;

@@ -67,6 +67,8 @@ test('redaction can be switched off and extended with extra patterns', () => {
   const r = new Redactor({ extraPatterns: [{ type: 'ticket', pattern: 'ACME-[0-9]{6}' }, { type: 'internal', pattern: /corp-[a-z]+-key/i }] });
   assert.equal(r.redact('see ACME-123456 and CORP-alpha-KEY'), 'see [REDACTED:ticket] and [REDACTED:internal]');
   assert.throws(() => new Redactor({ extraPatterns: [{ type: 'bad type!', pattern: 'x' }] }), /plain word/);
+  assert.throws(() => new Redactor({ extraPatterns: [{ type: 'broken', pattern: '(unclosed' }] }), /"broken" is not a valid regular expression/);
+  assert.throws(() => new Redactor({ extraPatterns: [{ type: 'everything', pattern: 'x*' }] }), /matches empty text/);
   assert.deepEqual(r.redactValue({ a: [secret, 1, null], b: { c: secret } }), { a: ['[REDACTED:aws_access_key]', 1, null], b: { c: '[REDACTED:aws_access_key]' } });
 });
 

@@ -279,16 +279,23 @@ class SearchThroughMsTest(unittest.TestCase):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def test_hits_carry_seq_and_filters_apply(self):
+        def exact(hits):
+            # Neighbours of a match come back too, marked broadened; the exact matches are these.
+            return sorted(h.seq for h in hits if not h.broadened)
         hits = self.ms.search("retry")
         self.assertIsInstance(hits, scroll_ms.Hits)
-        self.assertEqual(sorted(h.seq for h in hits), [self.a, self.b])
+        self.assertEqual(exact(hits), [self.a, self.b])
         for h in hits:
             for key in ("seq", "score", "kind", "role", "session", "ts", "snippet", "broadened"):
                 self.assertIn(key, h)
-        self.assertEqual([h.seq for h in self.ms.search("retry", scope="session")], [self.a])
+        self.assertIn("«retry»", hits[0].snippet)
+        self.assertEqual(exact(self.ms.search("retry", scope="session")), [self.a])
         self.assertEqual([h.seq for h in self.ms.search("retry", kind="model_turn")], [self.b])
         self.assertEqual([h.seq for h in self.ms.search("retry", seq_range=(2, 3))], [self.b])
         self.assertEqual(self.ms.expand(self.ms.search("colours"))[0].seq, self.c)
+        empty = self.ms.search("!!! ???")
+        self.assertEqual(len(empty), 0)
+        self.assertTrue(empty.message)
 
 
 if __name__ == "__main__":

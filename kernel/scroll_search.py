@@ -1,0 +1,643 @@
+"""Search over the Scroll event log, for Python readers (the kernel's ``ms.search``).
+
+A port of the query side of ``src/core/search`` (TypeScript): the same tokenization, stop words,
+pruning, AND-then-OR broadening, bm25 weights, context re-ranking, filters and snippets, and the
+same SQL, so both return the same seqs in the same order for the same database. Shared test
+vectors: ``test/vectors/search-vectors.json``. Standard library only; works on a read-only
+connection. Keep every rule here identical to the TypeScript file named beside it.
+"""
+
+import math
+import re
+import sqlite3
+import unicodedata
+
+__all__ = ["search", "parse_query", "make_snippet", "porter_stem", "fold", "STOP_WORDS"]
+
+# --- ranking constants (search.ts) --------------------------------------------------------------
+BM25_WEIGHTS = (10.0, 0.5, 2.0, 5.0)  # body (prose), code, parts, headline
+BROADEN_BELOW = 3
+COMMON_SHARE = 0.5
+CONTEXT_NEAR = 0.6
+CONTEXT_FAR = 0.15
+MIN_CANDIDATES = 40
+DEFAULT_K = 10
+MAX_K = 1000
+MAX_TERMS = 32  # query.ts
+MAX_QUERY_CHARS = 4000
+SNIPPET_TOKENS = 64  # snippet.ts
+LEAD_TOKENS = 8
+MAX_WINDOW_STARTS = 200
+MAX_TOKEN_CHARS = 40
+
+_RANK = "bm25(events_fts, %s)" % ", ".join("%.1f" % w for w in BM25_WEIGHTS)
+
+# --- porter.ts ----------------------------------------------------------------------------------
+
+
+def _is_vowel(c, y_is_vowel):
+    return c in "aeiou" or (y_is_vowel and c == "y")
+
+
+def _gobble_vc(w, start, n, prev_cons):
+    cons = prev_cons
+    i = start
+    while i < n:
+        cons = not _is_vowel(w[i], cons)
+        if not cons:
+            break
+        i += 1
+    i += 1
+    while i < n:
+        cons = not _is_vowel(w[i], cons)
+        if cons:
+            return i + 1
+        i += 1
+    return 0
+
+
+def _m_gt0(w, n):
+    return _gobble_vc(w, 0, n, False) != 0
+
+
+def _m_gt1(w, n):
+    i = _gobble_vc(w, 0, n, False)
+    return i != 0 and _gobble_vc(w, i, n, True) != 0
+
+
+def _m_eq1(w, n):
+    i = _gobble_vc(w, 0, n, False)
+    return i != 0 and _gobble_vc(w, i, n, True) == 0
+
+
+def _o_star(w, n):
+    last = w[n - 1]
+    if last in "wxy":
+        return False
+    mask = 0
+    cons = False
+    for i in range(n):
+        cons = not _is_vowel(w[i], cons)
+        mask = ((mask << 1) + (1 if cons else 0)) & 0xFFFF
+    return (mask & 7) == 5
+
+
+def _has_vowel(w, n):
+    for i in range(n):
+        if _is_vowel(w[i], i > 0):
+            return True
+    return False
+
+
+def _m_gt1_and_s_or_t(w, n):
+    return w[n - 1] in "st" and _m_gt1(w, n)
+
+
+_STEP2 = [
+    ("ational", "ate", _m_gt0), ("tional", "tion", _m_gt0), ("enci", "ence", _m_gt0), ("anci", "ance", _m_gt0),
+    ("izer", "ize", _m_gt0), ("logi", "log", _m_gt0), ("bli", "ble", _m_gt0), ("alli", "al", _m_gt0),
+    ("entli", "ent", _m_gt0), ("eli", "e", _m_gt0), ("ousli", "ous", _m_gt0), ("ization", "ize", _m_gt0),
+    ("ation", "ate", _m_gt0), ("ator", "ate", _m_gt0), ("alism", "al", _m_gt0), ("iveness", "ive", _m_gt0),
+    ("fulness", "ful", _m_gt0), ("ousness", "ous", _m_gt0), ("aliti", "al", _m_gt0), ("iviti", "ive", _m_gt0),
+    ("biliti", "ble", _m_gt0),
+]
+_STEP3 = [
+    ("ical", "ic", _m_gt0), ("ness", "", _m_gt0), ("icate", "ic", _m_gt0), ("iciti", "ic", _m_gt0),
+    ("ful", "", _m_gt0), ("ative", "", _m_gt0), ("alize", "al", _m_gt0),
+]
+_STEP4 = [
+    ("al", "", _m_gt1), ("ance", "", _m_gt1), ("ence", "", _m_gt1), ("er", "", _m_gt1), ("ic", "", _m_gt1),
+    ("able", "", _m_gt1), ("ible", "", _m_gt1), ("ant", "", _m_gt1), ("ement", "", _m_gt1), ("ment", "", _m_gt1),
+    ("ent", "", _m_gt1), ("ion", "", _m_gt1_and_s_or_t), ("ou", "", _m_gt1), ("ism", "", _m_gt1), ("ate", "", _m_gt1),
+    ("iti", "", _m_gt1), ("ous", "", _m_gt1), ("ive", "", _m_gt1), ("ize", "", _m_gt1),
+]
+
+
+def _apply_rules(w, rules):
+    for suffix, repl, cond in rules:
+        if len(w) > len(suffix) and w.endswith(suffix):
+            n = len(w) - len(suffix)
+            return w[:n] + repl if cond(w, n) else w
+    return w
+
+
+def porter_stem(token):
+    """Stem one folded token the way SQLite's FTS5 porter tokenizer does."""
+    nbytes = len(token.encode("utf-8", "surrogatepass"))
+    if nbytes < 3 or nbytes > 64:
+        return token
+    w = token
+    # Step 1a
+    if w.endswith("s"):
+        if w[-2] == "e":
+            if (len(w) > 4 and w.endswith("sses")) or (len(w) > 3 and w[-3] == "i"):
+                w = w[:-2]
+            else:
+                w = w[:-1]
+        elif w[-2] != "s":
+            w = w[:-1]
+    # Step 1b
+    removed = False
+    if len(w) > 3 and w.endswith("eed"):
+        if _m_gt0(w, len(w) - 3):
+            w = w[:-1]
+    elif len(w) > 2 and w.endswith("ed"):
+        if _has_vowel(w, len(w) - 2):
+            w = w[:-2]
+            removed = True
+    elif len(w) > 3 and w.endswith("ing"):
+        if _has_vowel(w, len(w) - 3):
+            w = w[:-3]
+            removed = True
+    if removed:
+        if len(w) > 2 and (w.endswith("at") or w.endswith("bl") or w.endswith("iz")):
+            w += "e"
+        else:
+            c = w[-1]
+            if len(w) >= 2 and not _is_vowel(c, False) and c not in "lsz" and c == w[-2]:
+                w = w[:-1]
+            elif _m_eq1(w, len(w)) and _o_star(w, len(w)):
+                w += "e"
+    # Step 1c
+    if w.endswith("y") and _has_vowel(w, len(w) - 1):
+        w = w[:-1] + "i"
+    # Steps 2-4
+    w = _apply_rules(w, _STEP2)
+    w = _apply_rules(w, _STEP3)
+    w = _apply_rules(w, _STEP4)
+    # Step 5a
+    if w.endswith("e"):
+        n = len(w) - 1
+        if _m_gt1(w, n) or (_m_eq1(w, n) and not _o_star(w, n)):
+            w = w[:-1]
+    # Step 5b
+    if len(w) > 1 and w.endswith("ll") and _m_gt1(w, len(w) - 1):
+        w = w[:-1]
+    return w
+
+
+# --- tokens.ts ----------------------------------------------------------------------------------
+TOKEN_RE = re.compile(r"\w+")
+
+
+def fold(token):
+    """Lower case without diacritics (unicode61 remove_diacritics)."""
+    lower = token.lower()
+    if lower.isascii():
+        return lower
+    return "".join(c for c in unicodedata.normalize("NFD", lower) if not unicodedata.category(c).startswith("M"))
+
+
+_stem_cache = {}
+
+
+def stem_key(token):
+    folded = fold(token)
+    s = _stem_cache.get(folded)
+    if s is None:
+        s = porter_stem(folded)
+        if len(_stem_cache) > 50000:
+            _stem_cache.clear()
+        _stem_cache[folded] = s
+    return s
+
+
+_CAMEL1 = re.compile(r"([a-z0-9])([A-Z])")
+_CAMEL2 = re.compile(r"([A-Z])([A-Z][a-z])")
+_COMPOUND = re.compile(r"_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
+
+
+def identifier_parts(token):
+    """`getUserById` -> [get, user, by, id]; `user_id` -> [user, id]; [] when not compound."""
+    out = []
+    for piece in token.split("_"):
+        if not piece:
+            continue
+        split = _CAMEL2.sub(r"\1 \2", _CAMEL1.sub(r"\1 \2", piece))
+        out.extend(fold(p) for p in split.split(" ") if p)
+    if len(out) >= 2 or (len(out) == 1 and "_" in token):
+        return out
+    return []
+
+
+def is_compound(token):
+    return _COMPOUND.search(token) is not None
+
+
+STOP_WORDS = frozenset("""
+a about above after again against all am an and any are as at
+be because been before being below between both but by
+can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how
+i if in into is it its itself just me might more most must my
+myself no nor not now of off on once only or other our ours
+ourselves out over own same shall she should so some such
+than that the their theirs them themselves then there these they this
+those through to too under until up very was we were what when
+where which while who whom whose why will with would you your yours
+yourself yourselves s t d ll m re ve
+""".split())
+
+# --- query.ts -----------------------------------------------------------------------------------
+_POSSESSIVE = re.compile(r"([A-Za-z0-9_])['\u2019]s(?!\w)")
+_SEPARATORS = re.compile(r"[^\w./\\\-:@#]+")
+_JOINERS = re.compile(r"[./\\\-:@#]")
+
+
+def _quote(s):
+    return '"' + s.replace('"', '""') + '"'
+
+
+def _unique(xs):
+    seen = set()
+    out = []
+    for x in xs:
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return out
+
+
+def _make_term(raw_tokens, force_phrase):
+    if not raw_tokens:
+        return None
+    if len(raw_tokens) == 1 and not force_phrase:
+        raw = raw_tokens[0]
+        tok = fold(raw)
+        parts = identifier_parts(raw) if is_compound(raw) else []
+        if parts:
+            keys = [stem_key(tok)] + [stem_key(p) for p in parts]
+            alt = " OR " + _quote(" ".join(parts))
+            return {"type": "compound", "text": tok, "tokens": [tok], "parts": parts,
+                    "fts": "(%s%s)" % (_quote(tok), alt), "keys": _unique(keys)}
+        return {"type": "word", "text": tok, "tokens": [tok], "parts": [], "fts": _quote(tok), "keys": [stem_key(tok)]}
+    tokens = [fold(t) for t in raw_tokens]
+    if len(tokens) == 1:
+        return {"type": "word", "text": tokens[0], "tokens": tokens, "parts": [], "fts": _quote(tokens[0]),
+                "keys": [stem_key(tokens[0])]}
+    keys = [stem_key(t) for t in tokens if t not in STOP_WORDS]
+    return {"type": "phrase", "text": " ".join(tokens), "tokens": tokens, "parts": [],
+            "fts": _quote(" ".join(tokens)), "keys": _unique(keys)}
+
+
+def parse_query(text):
+    """User text -> {terms, stopped, message}; see query.ts for the rules."""
+    if text is None:
+        text = ""
+    elif not isinstance(text, str):
+        text = str(text)
+    message = None
+    if len(text) > MAX_QUERY_CHARS:
+        text = text[:MAX_QUERY_CHARS]
+        message = "query longer than %d characters: only its start was searched" % MAX_QUERY_CHARS
+    candidates = []
+    segments = text.split('"')
+    closed = len(segments) % 2 == 1
+    for i, seg in enumerate(segments):
+        quoted = i % 2 == 1 and (closed or i < len(segments) - 1)
+        if quoted:
+            toks = TOKEN_RE.findall(seg)
+            if toks:
+                candidates.append((toks, len(toks) > 1))
+            continue
+        cleaned = _SEPARATORS.sub(" ", _POSSESSIVE.sub(r"\1", seg))
+        for chunk in cleaned.split(" "):
+            if not chunk:
+                continue
+            toks = TOKEN_RE.findall(chunk)
+            if not toks:
+                continue
+            if len(toks) > 1 and _JOINERS.search(chunk):
+                candidates.append((toks, True))
+            else:
+                for t in toks:
+                    candidates.append(([t], False))
+    terms, stopped, stop_terms, seen = [], [], [], set()
+    dropped = 0
+    for toks, phrase in candidates:
+        term = _make_term(toks, phrase)
+        if term is None or term["fts"] in seen:
+            continue
+        seen.add(term["fts"])
+        if term["type"] == "word" and term["text"] in STOP_WORDS:
+            stopped.append(term["text"])
+            stop_terms.append(term)
+            continue
+        if len(terms) >= MAX_TERMS:
+            dropped += 1
+            continue
+        terms.append(term)
+    if dropped:
+        message = "query has %d terms: only the first %d were searched" % (len(terms) + dropped, MAX_TERMS)
+    if not terms and stop_terms:
+        terms = stop_terms[:MAX_TERMS]
+        stopped = []
+    return {"terms": terms, "stopped": stopped, "message": message}
+
+
+# --- snippet.ts ---------------------------------------------------------------------------------
+_WS = re.compile(r"\s+")
+
+
+def _collapse(s):
+    return _WS.sub(" ", s)
+
+
+def make_snippet(content, keys, window_tokens=SNIPPET_TOKENS):
+    """The window of ~64 tokens covering the most distinct keys, matches wrapped in « »."""
+    key_index = {}
+    for i, k in enumerate(keys):
+        key_index.setdefault(k, i)
+    toks = []  # (start, end, [key indexes])
+    matched_at = []
+    for m in TOKEN_RE.finditer(content):
+        word = m.group(0)
+        ks = []
+        if key_index:
+            k = key_index.get(stem_key(word))
+            if k is not None:
+                ks.append(k)
+            if is_compound(word):
+                for p in identifier_parts(word):
+                    k = key_index.get(porter_stem(p))
+                    if k is not None and k not in ks:
+                        ks.append(k)
+        if ks:
+            matched_at.append(len(toks))
+        toks.append((m.start(), m.end(), ks))
+    if not toks:
+        return _collapse(content)[:200]
+    best_start, best_distinct, best_count = 0, -1, -1
+    starts = matched_at[:MAX_WINDOW_STARTS] if matched_at else [0]
+    for i in starts:
+        s = max(0, min(i - LEAD_TOKENS, len(toks) - window_tokens))
+        e = min(len(toks), s + window_tokens)
+        seen = set()
+        count = 0
+        for j in range(s, e):
+            ks = toks[j][2]
+            if not ks:
+                continue
+            count += 1
+            seen.update(ks)
+        if len(seen) > best_distinct or (len(seen) == best_distinct and count > best_count):
+            best_start, best_distinct, best_count = s, len(seen), count
+    end = min(len(toks), best_start + window_tokens)
+    out = "…" if best_start > 0 else ""
+    pos = toks[best_start][0] if best_start > 0 else 0
+    for j in range(best_start, end):
+        start, stop, ks = toks[j]
+        out += _collapse(content[pos:start])
+        word = content[start:stop]
+        if len(word) > MAX_TOKEN_CHARS:
+            word = word[:MAX_TOKEN_CHARS] + "…"
+        out += "«%s»" % word if ks else word
+        pos = stop
+    if end < len(toks):
+        out += _collapse(content[pos:toks[end][0]]).rstrip() + "…"
+    else:
+        out += _collapse(content[pos:])
+    return out.strip()
+
+
+# --- search.ts ----------------------------------------------------------------------------------
+_stats = {}  # id(conn) -> (conn, stats); bounded, connections cannot be weakly referenced
+_MAX_CACHED_CONNECTIONS = 8
+_MAX_CACHED_SPANS = 32
+
+
+def _one(conn, sql, params=()):
+    return conn.execute(sql, params).fetchone()
+
+
+def _corpus_stats(conn):
+    max_seq = _one(conn, "SELECT coalesce(max(seq), 0) AS m FROM events")[0]
+    entry = _stats.get(id(conn))
+    st = entry[1] if entry is not None and entry[0] is conn else None
+    if st is not None and st["max_seq"] == max_seq:
+        return st
+    if st is not None and st["max_seq"] < max_seq:
+        total = st["total"] + _one(conn, "SELECT count(*) AS n FROM events WHERE seq > ?", (st["max_seq"],))[0]
+    else:
+        total = _one(conn, "SELECT count(*) AS n FROM events")[0]
+    st = {"max_seq": max_seq, "total": total, "df": {}, "spans": {}}
+    if len(_stats) >= _MAX_CACHED_CONNECTIONS and id(conn) not in _stats:
+        _stats.clear()
+    _stats[id(conn)] = (conn, st)
+    return st
+
+
+def _scope_df(conn, plan):
+    """(total, df(stem, fts)) for the searched scope: the whole log, or the bounded seq span."""
+    st = _corpus_stats(conn)
+    if plan["lo"] is None and plan["hi"] is None:
+        def df(stem, fts):
+            n = st["df"].get(stem)
+            if n is None:
+                row = _one(conn, "SELECT doc FROM events_vocab WHERE term = ?", (stem,))
+                n = int(row[0]) if row else 0
+                st["df"][stem] = n
+            return n
+        return st["total"], df
+    lo = plan["lo"] if plan["lo"] is not None else 0
+    hi = plan["hi"] if plan["hi"] is not None else st["max_seq"]
+    key = "%d:%d" % (lo, hi)
+    span = st["spans"].get(key)
+    if span is None:
+        if len(st["spans"]) >= _MAX_CACHED_SPANS:
+            st["spans"].clear()
+        span = {"total": _one(conn, "SELECT count(*) AS n FROM events WHERE seq BETWEEN ? AND ?", (lo, hi))[0], "df": {}}
+        st["spans"][key] = span
+
+    def span_df(stem, fts):
+        n = span["df"].get(stem)
+        if n is None:
+            n = int(_one(conn, "SELECT count(*) AS n FROM events_fts WHERE events_fts MATCH ? AND rowid BETWEEN ? AND ?",
+                         (fts, lo, hi))[0])
+            span["df"][stem] = n
+        return n
+    return span["total"], span_df
+
+
+def _as_list(v):
+    if v is None:
+        return None
+    xs = [x for x in (v if isinstance(v, (list, tuple, set, frozenset)) else [v]) if isinstance(x, str)]
+    return xs or None
+
+
+def _clamp_int(v, default, lo, hi):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not math.isfinite(v)):
+        n = default
+    else:
+        n = int(v)
+    return min(hi, max(lo, n))
+
+
+def _finite(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _plan_filters(conn, kind, role, session, name, seq_range, ts_range):
+    plan = {"lo": None, "hi": None, "where": [], "params": [], "empty": False}
+    seq_from, seq_to = (seq_range if seq_range is not None else (None, None))
+    if _finite(seq_from):
+        plan["lo"] = math.ceil(seq_from)
+    if _finite(seq_to):
+        plan["hi"] = math.floor(seq_to)
+    kinds = _as_list(kind)
+    if kinds:
+        plan["where"].append("e.kind IN (%s)" % ", ".join("?" * len(kinds)))
+        plan["params"].extend(kinds)
+    roles = _as_list(role)
+    if roles:
+        plan["where"].append("e.role IN (%s)" % ", ".join("?" * len(roles)))
+        plan["params"].extend(roles)
+    if isinstance(session, str):
+        plan["where"].append("e.session = ?")
+        plan["params"].append(session)
+        b = _one(conn, "SELECT (SELECT seq FROM events WHERE session = ? ORDER BY seq LIMIT 1) AS lo, "
+                       "(SELECT seq FROM events WHERE session = ? ORDER BY seq DESC LIMIT 1) AS hi", (session, session))
+        if b[0] is None:
+            plan["empty"] = True
+        else:
+            plan["lo"] = b[0] if plan["lo"] is None else max(plan["lo"], b[0])
+            plan["hi"] = b[1] if plan["hi"] is None else min(plan["hi"], b[1])
+    if isinstance(name, str):
+        plan["where"].append("e.name = ?")
+        plan["params"].append(name)
+    ts_from, ts_to = (ts_range if ts_range is not None else (None, None))
+    if isinstance(ts_from, str):
+        plan["where"].append("e.ts >= ?")
+        plan["params"].append(ts_from)
+    if isinstance(ts_to, str):
+        plan["where"].append("e.ts <= ?")
+        plan["params"].append(ts_to)
+    if plan["lo"] is not None and plan["hi"] is not None and plan["lo"] > plan["hi"]:
+        plan["empty"] = True
+    return plan
+
+
+def _ranked_seqs(conn, match, plan, limit):
+    conds = ["events_fts MATCH ?"]
+    params = [match]
+    if plan["lo"] is not None:
+        conds.append("f.rowid >= ?")
+        params.append(plan["lo"])
+    if plan["hi"] is not None:
+        conds.append("f.rowid <= ?")
+        params.append(plan["hi"])
+    if not plan["where"]:
+        sql = ("SELECT f.rowid AS seq, %s AS r FROM events_fts f WHERE %s ORDER BY r, f.rowid DESC LIMIT ?"
+               % (_RANK, " AND ".join(conds)))
+    else:
+        sql = ("SELECT f.rowid AS seq, %s AS r FROM events_fts f CROSS JOIN events e ON e.seq = f.rowid "
+               "WHERE %s AND %s ORDER BY r, f.rowid DESC LIMIT ?" % (_RANK, " AND ".join(conds), " AND ".join(plan["where"])))
+        params.extend(plan["params"])
+    params.append(limit)
+    return conn.execute(sql, params).fetchall()
+
+
+def _with_context(conn, matched, plan):
+    if not matched:
+        return []
+    around = set()
+    for seq in matched:
+        for d in range(-2, 3):
+            x = seq + d
+            if x < 1 or (plan["lo"] is not None and x < plan["lo"]) or (plan["hi"] is not None and x > plan["hi"]):
+                continue
+            around.add(x)
+    seqs = sorted(around)
+    session = {}
+    flt = (" AND " + " AND ".join(plan["where"])) if plan["where"] else ""
+    for i in range(0, len(seqs), 500):
+        chunk = seqs[i:i + 500]
+        sql = "SELECT e.seq AS seq, e.session AS session FROM events e WHERE e.seq IN (%s)%s" % (", ".join("?" * len(chunk)), flt)
+        for row in conn.execute(sql, list(chunk) + list(plan["params"])):
+            session[int(row[0])] = row[1]
+
+    def near(seq, d, s):
+        best = 0
+        for x in (seq - d, seq + d):
+            m = matched.get(x)
+            if m is not None and session.get(x) == s and m[0] > best:
+                best = m[0]
+        return best
+
+    out = []
+    for seq in seqs:
+        s = session.get(seq)
+        if s is None:
+            continue
+        own = matched.get(seq)
+        score = (own[0] if own is not None else 0) + CONTEXT_NEAR * near(seq, 1, s) + CONTEXT_FAR * near(seq, 2, s)
+        if score <= 0:
+            continue
+        precise = own is not None and own[1]
+        out.append((seq, score, precise))
+    out.sort(key=lambda r: (0 if r[2] else 1, -r[1], -r[0]))
+    return out
+
+
+def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq_range=None, ts_range=None,
+           offset=0, snippet=True):
+    """Search the event log. Returns dict(hits, broadened, terms, pruned, message); each hit is a dict
+    {seq, score, kind, role, session, ts, name, headline, snippet, broadened}, best first.
+    Never raises on query text: problems come back in `message`."""
+    k = _clamp_int(k, DEFAULT_K, 1, MAX_K)
+    offset = _clamp_int(offset, 0, 0, 1000000)
+    parsed = parse_query(query)
+    pruned = list(parsed["stopped"])
+    if not parsed["terms"]:
+        return {"hits": [], "broadened": False, "terms": [], "pruned": pruned,
+                "message": "nothing to search: the query has no words"}
+    plan = _plan_filters(conn, kind, role, session, name, seq_range, ts_range)
+    terms = parsed["terms"]
+    if len(terms) > 1 and not plan["empty"]:
+        total, df = _scope_df(conn, plan)
+        if total > 0:
+            common = [t["type"] == "word" and df(stem_key(t["text"]), t["fts"]) > total * COMMON_SHARE for t in terms]
+            kept = [t for t, c in zip(terms, common) if not c]
+            if 0 < len(kept) < len(terms):
+                pruned.extend(t["text"] for t, c in zip(terms, common) if c)
+                terms = kept
+    result = {"hits": [], "broadened": False, "terms": [t["text"] for t in terms], "pruned": pruned,
+              "message": parsed["message"]}
+    if plan["empty"]:
+        return result
+    want = offset + k
+    n = max(want, MIN_CANDIDATES)
+    matched = {}
+    try:
+        for seq, r in _ranked_seqs(conn, " AND ".join(t["fts"] for t in terms), plan, n):
+            matched[int(seq)] = (-r, True)
+        if len(terms) > 1 and len(matched) < min(k, BROADEN_BELOW):
+            for seq, r in _ranked_seqs(conn, " OR ".join(t["fts"] for t in terms), plan, n):
+                if int(seq) not in matched:
+                    matched[int(seq)] = (-r, False)
+    except sqlite3.Error as exc:
+        result["message"] = "search failed: %s" % exc
+        return result
+    ranked = _with_context(conn, matched, plan)
+    page = ranked[offset:offset + k]
+    result["broadened"] = any(not p for _, _, p in page)
+    if not page:
+        return result
+    cols = "seq, session, kind, role, name, ts, headline" + ("" if snippet is False else ", content")
+    rows = {}
+    for row in conn.execute("SELECT %s FROM events WHERE seq IN (%s)" % (cols, ", ".join("?" * len(page))),
+                            [s for s, _, _ in page]):
+        rows[int(row[0])] = row
+    keys = _unique([key for t in terms for key in t["keys"]])
+    for seq, score, precise in page:
+        row = rows.get(seq)
+        if row is None:
+            continue
+        result["hits"].append({
+            "seq": seq, "score": score, "kind": row[2], "role": row[3], "session": row[1], "ts": row[5],
+            "name": row[4], "headline": row[6],
+            "snippet": "" if snippet is False else make_snippet(row[7] or "", keys),
+            "broadened": not precise,
+        })
+    return result

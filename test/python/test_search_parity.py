@@ -1,0 +1,164 @@
+"""kernel/scroll_search.py must search exactly like the TypeScript search (src/core/search).
+
+Each corpus of test/vectors/search-vectors.json is ingested through the real CLI
+(`node bin/scroll.js ingest`), then every vector query must return the expected seqs in order;
+the same queries are also run through `scroll search --json` (the TypeScript search) and the two
+must agree on seqs and scores. Plus: stems equal the ones SQLite writes, stop words equal the
+TypeScript list, and hostile input never raises.
+"""
+
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "kernel"))
+
+import scroll_search  # noqa: E402
+
+VECTORS = os.path.join(ROOT, "test", "vectors", "search-vectors.json")
+CLI = os.path.join(ROOT, "bin", "scroll.js")
+
+
+def _cli(*args):
+    return subprocess.run(["node", CLI, *args], capture_output=True, text=True, timeout=120)
+
+
+def _kwargs(opts):
+    kw = {}
+    for key in ("k", "kind", "role", "session", "name", "offset"):
+        if key in opts:
+            kw[key] = opts[key]
+    if "seqFrom" in opts or "seqTo" in opts:
+        kw["seq_range"] = (opts.get("seqFrom"), opts.get("seqTo"))
+    if "tsFrom" in opts or "tsTo" in opts:
+        kw["ts_range"] = (opts.get("tsFrom"), opts.get("tsTo"))
+    return kw
+
+
+class SearchParityTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        with open(VECTORS, encoding="utf-8") as f:
+            cls.vectors = json.load(f)
+        cls.tmp = tempfile.mkdtemp(prefix="scroll-search-parity-")
+        cls.dbs = {}
+        for name, events in cls.vectors["corpora"].items():
+            src = os.path.join(cls.tmp, name + ".jsonl")
+            with open(src, "w", encoding="utf-8") as f:
+                for e in events:
+                    f.write(json.dumps(e, ensure_ascii=False) + "\n")
+            db = os.path.join(cls.tmp, name, "scroll.db")
+            r = _cli("ingest", src, "--db", db)
+            if r.returncode != 0:
+                raise RuntimeError("scroll ingest failed: %s %s" % (r.stdout, r.stderr))
+            out = json.loads(r.stdout)
+            assert out["first_seq"] == 1 and out["appended"] == len(events), out
+            cls.dbs[name] = db
+        cls.conns = {n: sqlite3.connect("file:%s?mode=ro" % p, uri=True) for n, p in cls.dbs.items()}
+
+    @classmethod
+    def tearDownClass(cls):
+        for c in cls.conns.values():
+            c.close()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_vectors(self):
+        for q in self.vectors["queries"]:
+            with self.subTest(q["name"]):
+                r = scroll_search.search(self.conns[q["corpus"]], q["query"], **_kwargs(q.get("opts", {})))
+                self.assertEqual([h["seq"] for h in r["hits"]], q["expect"])
+                self.assertEqual([h["seq"] for h in r["hits"] if h["broadened"]], q["broadened"])
+                self.assertEqual(r["broadened"], bool(q["broadened"]))
+                if q.get("terms") is not None:
+                    self.assertEqual(r["terms"], q["terms"])
+                self.assertEqual(r["pruned"], q["pruned"])
+                self.assertEqual(bool(r["message"]), q["message"])
+                if "snippetContains" in q:
+                    self.assertTrue(any(q["snippetContains"] in h["snippet"] for h in r["hits"]),
+                                    [h["snippet"] for h in r["hits"]])
+                for h in r["hits"]:
+                    self.assertEqual(set(h), {"seq", "score", "kind", "role", "session", "ts", "name", "headline",
+                                              "snippet", "broadened"})
+
+    def test_same_seqs_and_scores_as_the_typescript_cli(self):
+        flags = {"k": "--k", "kind": "--kind", "role": "--role", "session": "--session",
+                 "seqFrom": "--seq-from", "seqTo": "--seq-to"}
+        checked = 0
+        for q in self.vectors["queries"]:
+            opts = q.get("opts", {})
+            if not q["query"].strip() or len(q["query"]) > 500 or any(
+                    k not in flags or isinstance(v, list) for k, v in opts.items()):
+                continue
+            args = ["search", q["query"], "--db", self.dbs[q["corpus"]], "--json"]
+            for key, v in opts.items():
+                args += [flags[key], str(v)]
+            r = _cli(*args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            ts_hits = json.loads(r.stdout)["hits"]
+            py_hits = scroll_search.search(self.conns[q["corpus"]], q["query"], **_kwargs(opts))["hits"]
+            with self.subTest(q["name"]):
+                self.assertEqual([h["seq"] for h in py_hits], [h["seq"] for h in ts_hits])
+                for a, b in zip(py_hits, ts_hits):
+                    self.assertAlmostEqual(a["score"], b["score"], places=9)
+                    self.assertEqual(a["snippet"], b["snippet"])
+            checked += 1
+        self.assertGreater(checked, 20)
+
+    def test_stems_match_sqlite(self):
+        words = set()
+        for events in self.vectors["corpora"].values():
+            for e in events:
+                words.update(scroll_search.fold(w) for w in scroll_search.TOKEN_RE.findall(e["content"]))
+        words.update("""caresses ponies ties caress cats feed agreed plastered bled motoring sing conflated troubled
+            sized hopping tanned falling hissing fizzed failing filing happy sky relational conditional rational
+            valenci hesitanci digitizer conformabli radicalli differentli vileli analogousli vietnamization
+            predication operator feudalism decisiveness hopefulness callousness formaliti sensitiviti sensibiliti
+            triplicate formative formalize electriciti electrical hopeful goodness revival allowance inference
+            airliner gyroscopic adjustable defensible irritant replacement adjustment dependent adoption homologou
+            communism activate angulariti homologous effective bowdlerize probate rate cease controll roll
+            generalizations oscillators agreement yesterday dying lying eyeing flying skies abc ab xyzzy
+            résumé naïve café""".split())
+        words = sorted(scroll_search.fold(w) for w in words)
+        db = sqlite3.connect(":memory:")
+        db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize = \"porter unicode61 remove_diacritics 2 tokenchars '_'\")")
+        db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+        db.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", [(i + 1, w) for i, w in enumerate(words)])
+        for doc, term in db.execute("SELECT doc, term FROM v"):
+            self.assertEqual(scroll_search.porter_stem(words[doc - 1]), term, words[doc - 1])
+
+    def test_stop_words_equal_typescript(self):
+        with open(os.path.join(ROOT, "src", "core", "search", "tokens.ts"), encoding="utf-8") as f:
+            src = f.read()
+        block = src[src.index("export const STOP_WORDS"):]
+        block = block[:block.index("]);")]
+        self.assertEqual(set(re.findall(r"'([^']*)'", block)), set(scroll_search.STOP_WORDS))
+
+    def test_hostile_input_never_raises(self):
+        conn = self.conns["main"]
+        for q in ['"', '""', "(", ")", "NEAR(", "a NEAR/2 b", "*", "-", "-x", "x*", "^x", "a:b", "{a b}: c",
+                  "AND", "OR NOT", "'", "\\", "\x00", "😀 emoji", "x" * 20000, "a " * 5000, None, 42]:
+            r = scroll_search.search(conn, q, k=5)
+            self.assertIsInstance(r["hits"], list)
+        r = scroll_search.search(conn, "", k=5)
+        self.assertEqual(r["hits"], [])
+        self.assertIn("nothing to search", r["message"])
+
+    def test_bad_arguments_are_clamped_not_raised(self):
+        conn = self.conns["main"]
+        self.assertEqual(len(scroll_search.search(conn, "pool", k=0)["hits"]), 1)
+        self.assertEqual(len(scroll_search.search(conn, "pool", k="x")["hits"]),
+                         len(scroll_search.search(conn, "pool")["hits"]))
+        self.assertEqual(scroll_search.search(conn, "pool", offset=-3)["hits"][0]["seq"],
+                         scroll_search.search(conn, "pool")["hits"][0]["seq"])
+        self.assertEqual(scroll_search.search(conn, "pool", seq_range=(20, 10))["hits"], [])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -298,5 +298,86 @@ class SearchThroughMsTest(unittest.TestCase):
         self.assertTrue(empty.message)
 
 
+def vectors_path():
+    return os.path.join(ROOT, "test", "vectors", "search-vectors.json")
+
+
+def _kwargs(opts):
+    kw = {k: opts[k] for k in ("k", "kind", "role", "session", "name", "offset") if k in opts}
+    if "seqFrom" in opts or "seqTo" in opts:
+        kw["seq_range"] = (opts.get("seqFrom"), opts.get("seqTo"))
+    if "tsFrom" in opts or "tsTo" in opts:
+        kw["ts_range"] = (opts.get("tsFrom"), opts.get("tsTo"))
+    return kw
+
+
+def _batchable(opts):
+    """`scroll search --batch` takes k, session and a single kind/role."""
+    return all(k in ("k", "session", "kind", "role") and (k in ("k", "session") or isinstance(v, str))
+               for k, v in opts.items())
+
+
+@unittest.skipUnless(search_module_available() and os.path.exists(vectors_path()) and cli_available(),
+                     "search module, shared vectors or the built scroll CLI not there yet")
+class SharedSearchVectorsThroughMsTest(unittest.TestCase):
+    """The search vectors run through ms.search on databases built by the real `scroll ingest`
+    (so the index text is exactly what TypeScript writes), compared with `scroll search --batch`
+    (the TypeScript search) and with each vector's `expect` when it has one."""
+
+    @classmethod
+    def setUpClass(cls):
+        with open(vectors_path(), encoding="utf-8") as f:
+            cls.vectors = json.load(f)
+        cls.tmp = tempfile.mkdtemp(prefix="scroll-ms-vectors-")
+        cls.spaces = {}
+        cls.dbs = {}
+        for name, events in cls.vectors["corpora"].items():
+            folder = os.path.join(cls.tmp, name)
+            os.makedirs(folder)
+            db = ingest_with_cli(folder, events, session="vectors")
+            cls.dbs[name] = db
+            cls.spaces[name] = scroll_ms.connect(db, session="vectors")
+
+    @classmethod
+    def tearDownClass(cls):
+        for ms in cls.spaces.values():
+            ms.close()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def _typescript(self, corpus, queries):
+        lines = []
+        for i, v in queries:
+            req = {"id": str(i), "query": v["query"]}
+            req.update(v.get("opts") or {})
+            lines.append(json.dumps(req))
+        r = subprocess.run(["node", os.path.join(ROOT, "bin", "scroll.js"), "search", "--batch", "-", "--db", self.dbs[corpus]],
+                           input="\n".join(lines) + "\n", capture_output=True, text=True, cwd=ROOT, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = {}
+        for line in r.stdout.splitlines():
+            if line.strip():
+                res = json.loads(line)
+                out[int(res["id"])] = [h["seq"] for h in res["hits"]]
+        return out
+
+    def test_vectors(self):
+        queries = list(enumerate(self.vectors["queries"]))
+        batch = {}
+        for corpus in self.vectors["corpora"]:
+            todo = [(i, v) for i, v in queries if v["corpus"] == corpus and _batchable(v.get("opts") or {})]
+            batch.update(self._typescript(corpus, todo))
+        self.assertGreater(len(batch), len(queries) // 2)
+        for i, v in queries:
+            with self.subTest(v["name"]):
+                hits = self.spaces[v["corpus"]].search(v["query"], **_kwargs(v.get("opts") or {}))
+                seqs = [h.seq for h in hits]
+                if i in batch:
+                    self.assertEqual(seqs, batch[i], "ms.search and the TypeScript search disagree")
+                if "expect" in v:
+                    self.assertEqual(seqs, v["expect"])
+                if isinstance(v.get("broadened"), bool):
+                    self.assertEqual(hits.broadened, v["broadened"])
+
+
 if __name__ == "__main__":
     unittest.main()

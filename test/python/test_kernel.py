@@ -15,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from test_ms import ROOT, LogBuilder  # noqa: E402
+from test_ms import ROOT, make_builder  # noqa: E402
 
 KERNEL = os.path.join(ROOT, "kernel", "scroll_kernel.py")
 
@@ -72,7 +72,7 @@ class KernelProtocolTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="scroll-kernel-")
-        b = LogBuilder(cls.tmp)
+        b = make_builder(cls.tmp)
         cls.first = b.add("user_message", "user", "the deploy key rotates on Mondays")
         b.add("model_turn", "assistant", "noted", session="s1")
         b.close()

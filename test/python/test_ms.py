@@ -86,32 +86,66 @@ class LogBuilder:
         self.conn.close()
 
 
+class CliLogBuilder:
+    """Same interface as LogBuilder, but the events go in through the real `scroll ingest`, so the
+    rows, payloads and FTS text are exactly what the TypeScript EventLog writes. Seqs of a fresh
+    log are 1..n; close() checks that the CLI agrees."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.db_path = os.path.join(folder, "scroll.db")
+        self.payload_dir = os.path.join(folder, "payloads")
+        self.events = []
+        self.n = 0
+
+    def add(self, kind, role, content, session="s1", name=None, meta=None, headline=None, step=None):
+        e = {"kind": kind, "role": role, "content": content, "session": session}
+        for key, value in (("name", name), ("meta", meta), ("headline", headline), ("step", step)):
+            if value is not None:
+                e[key] = value
+        self.events.append(e)
+        self.n += 1
+        return self.n
+
+    def close(self):
+        report = ingest_with_cli(self.folder, self.events)
+        if (report.get("first_seq"), report.get("last_seq")) != (1, self.n):
+            raise AssertionError("scroll ingest assigned seqs %s..%s, expected 1..%d" % (
+                report.get("first_seq"), report.get("last_seq"), self.n))
+
+
+def make_builder(folder):
+    """The real CLI when it is built (always in `npm test`), else the schema-level builder."""
+    return CliLogBuilder(folder) if cli_available() else LogBuilder(folder)
+
+
 def cli_available():
     return os.path.exists(os.path.join(ROOT, "out", "src", "cli", "main.js")) or \
         os.path.exists(os.path.join(ROOT, "dist", "cli.js"))
 
 
 def ingest_with_cli(folder, events, session=None):
-    """Build a database through the real `scroll ingest` CLI. Returns its path."""
+    """Build a database through the real `scroll ingest` CLI. Returns its report
+    {appended, first_seq, last_seq}; the database is `<folder>/scroll.db`."""
     jsonl = os.path.join(folder, "events.jsonl")
     with open(jsonl, "w", encoding="utf-8") as f:
         for e in events:
             f.write(json.dumps(e) + "\n")
     db = os.path.join(folder, "scroll.db")
-    cmd = ["node", os.path.join(ROOT, "bin", "scroll.js"), "ingest", jsonl, "--db", db]
+    cmd = ["node", os.path.join(ROOT, "bin", "scroll.js"), "ingest", jsonl, "--db", db, "--no-redact"]
     if session:
         cmd += ["--session", session]
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         raise AssertionError("scroll ingest failed (%d): %s %s" % (r.returncode, r.stdout, r.stderr))
-    return db
+    return json.loads(r.stdout.strip().splitlines()[-1])
 
 
 class MemorySpaceTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="scroll-ms-")
-        b = LogBuilder(cls.tmp)
+        b = make_builder(cls.tmp)
         cls.seqs = {}
         cls.seqs["hello"] = b.add("user_message", "user", "hello, the build uses esbuild and tsc")
         cls.seqs["reply"] = b.add("model_turn", "assistant", "I will look at the retry backoff code")
@@ -266,7 +300,7 @@ class SearchThroughMsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="scroll-ms-search-")
-        b = LogBuilder(cls.tmp)
+        b = make_builder(cls.tmp)
         cls.a = b.add("user_message", "user", "the retry backoff doubles every attempt")
         cls.b = b.add("model_turn", "assistant", "retry logic lives in client.ts", session="s2")
         cls.c = b.add("tool_result", "tool", "unrelated output about colours", name="read_file")
@@ -334,7 +368,8 @@ class SharedSearchVectorsThroughMsTest(unittest.TestCase):
         for name, events in cls.vectors["corpora"].items():
             folder = os.path.join(cls.tmp, name)
             os.makedirs(folder)
-            db = ingest_with_cli(folder, events, session="vectors")
+            ingest_with_cli(folder, events, session="vectors")
+            db = os.path.join(folder, "scroll.db")
             cls.dbs[name] = db
             cls.spaces[name] = scroll_ms.connect(db, session="vectors")
 

@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildIndexDocument, compoundParts } from '../../../src/core/search/indexText';
+import { identifierParts, isCompound } from '../../../src/core/search/tokens';
+
+test('fenced code is split out of prose', () => {
+  const d = buildIndexDocument('Fix this:\n```ts\nconst x = getUserById(id);\n```\nthen run tests.\n~~~\nmore code\n~~~', 'a note');
+  assert.ok(!d.body.includes('getUserById'));
+  assert.ok(d.body.includes('Fix this:') && d.body.includes('then run tests.'));
+  assert.ok(d.code.includes('const x = getUserById(id);') && d.code.includes('more code'));
+  assert.equal(d.headline, 'a note');
+});
+
+test('an unclosed fence runs to the end', () => {
+  const d = buildIndexDocument('intro\n```\nlet a = 1;\nlet b = 2;', null);
+  assert.equal(d.body.trim(), 'intro');
+  assert.ok(d.code.includes('let b = 2;'));
+});
+
+test('compound identifiers contribute their parts, once each', () => {
+  assert.deepEqual(identifierParts('getUserById'), ['get', 'user', 'by', 'id']);
+  assert.deepEqual(identifierParts('user_id'), ['user', 'id']);
+  assert.deepEqual(identifierParts('HTTPServerError'), ['http', 'server', 'error']);
+  assert.deepEqual(identifierParts('utf8Decode'), ['utf8', 'decode']);
+  assert.deepEqual(identifierParts('__init__'), ['init']);
+  assert.deepEqual(identifierParts('plain'), []);
+  assert.ok(isCompound('MAX_RETRIES') && isCompound('eventLog') && !isCompound('hello') && !isCompound('HTTP'));
+  const parts = compoundParts('getUserById(user_id) calls getUserById again; see src/core/eventLog.ts and MAX_RETRIES');
+  assert.deepEqual(parts.split('\n'), ['get user by id', 'user id', 'event log', 'max retries']);
+});
+
+test('headline identifiers are split too; hashes and blobs are not', () => {
+  assert.equal(buildIndexDocument('nothing here', 'renamed fooBar').parts, 'foo bar');
+  const blob = 'aGVsbG8gV29ybGQhIFRoaXMgaXMgYSBsb25nIGJhc2U2NCBzdHJpbmcgdGhhdCBpcyBub3QgYW4gaWRlbnRpZmllcg';
+  assert.equal(buildIndexDocument(blob).parts, '');
+});

@@ -510,7 +510,8 @@ function inspectExisting(path: string, driver?: DriverChoice): string | undefine
   } finally {
     closeSync(fd);
   }
-  if (size < 100 || !head.equals(SQLITE_HEADER)) return 'file is not a database';
+  // Under 100 bytes the file may be another process creating the log right now: let SQLite judge.
+  if (size >= 100 && !head.equals(SQLITE_HEADER)) return 'file is not a database';
   let db: Database | undefined;
   try {
     db = openDatabase(path, { readonly: true, driver });

@@ -70,6 +70,18 @@ test('a truncated database is detected and moved aside with its data intact', ()
   });
 });
 
+test('a tiny garbage file (under one header) is moved aside too', () => {
+  withWorkspace((ws, dir) => {
+    const path = join(dir, 'scroll.db');
+    writeFileSync(path, 'definitely not sqlite');
+    const log = EventLog.open({ workspace: ws, onWarning: () => {} });
+    assert.ok(log.recoveredFrom);
+    assert.equal(readFileSync(log.recoveredFrom!, 'utf8'), 'definitely not sqlite');
+    assert.equal(log.append({ kind: 'note', role: 'system', content: 'ok' }).seq, 1);
+    log.close();
+  });
+});
+
 test('a corrupt file opened read-only is reported clearly and left where it is', () => {
   withWorkspace((ws, dir) => {
     const path = join(dir, 'scroll.db');

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../../src/core/db';
@@ -74,6 +74,25 @@ test('two processes appending at once: all events present, seq strictly increasi
     }
     // The FTS index has one row per event (rowid = seq).
     assert.equal(log.database.prepare("SELECT COUNT(*) AS n FROM events_fts WHERE events_fts MATCH 'filler'").get().n, 2 * N);
+    log.close();
+  } finally {
+    rmSync(ws, { recursive: true, force: true });
+  }
+});
+
+test('two processes creating a fresh log at the same moment: one log, nothing moved aside', async () => {
+  const ws = mkdtempSync(join(tmpdir(), 'scroll-create-'));
+  try {
+    const path = join(ws, '.scroll', 'scroll.db');
+    const a = startWorker(path, 20, 'A', 1);
+    const b = startWorker(path, 20, 'B', 1);
+    const [ra, rb] = await Promise.all([a.done, b.done]);
+    assert.equal(ra.code, 0, ra.stderr);
+    assert.equal(rb.code, 0, rb.stderr);
+    assert.equal(ra.stderr + rb.stderr, '');
+    assert.deepEqual(readdirSync(join(ws, '.scroll')).filter((f) => f.includes('corrupt')), []);
+    const log = EventLog.open({ path, readonly: true });
+    assert.equal(log.stats().events, 40);
     log.close();
   } finally {
     rmSync(ws, { recursive: true, force: true });

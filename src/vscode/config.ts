@@ -24,7 +24,7 @@ export function workspaceRoot(): string | undefined {
 }
 
 export function readConfig(globalStorageDir: string): ScrollConfig {
-  const c = vscode.workspace.getConfiguration('scroll');
+  const c = vscode.workspace.getConfiguration('scroll', vscode.workspace.workspaceFolders?.[0]?.uri ?? null);
   const root = workspaceRoot();
   const configured = (c.get<string>('log.path') ?? '').trim();
   const base = root ?? globalStorageDir;

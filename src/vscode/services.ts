@@ -44,6 +44,8 @@ export class ScrollServices implements vscode.Disposable {
 
   /** Time activate() took, in ms (checked by the in-host tests). */
   activationMs = 0;
+  /** @scroll requests answered in this window (tests wait on it; the panel may too). */
+  turnsCompleted = 0;
 
   /** Fires when the log, a session's view figures or a kernel's state change (status bar, panel). */
   readonly onDidChange = this.changed.event;

@@ -47,7 +47,7 @@ export interface AgentLog {
 }
 
 export type AgentProgress =
-  | { type: 'step'; step: number; viewTokens: number; budget: number; messages: number }
+  | { type: 'step'; step: number; viewTokens: number; budget: number; messages: number; /** time to build the view (eviction planning + measuring + rendering, titles excluded) */ viewMs: number }
   | { type: 'text'; step: number; text: string }
   | { type: 'tool_call'; step: number; call: ToolCall; seq: number }
   | { type: 'tool_result'; step: number; call: ToolCall; seq: number; content: string; isError: boolean }
@@ -194,10 +194,12 @@ export class AgentLoop {
       while (steps < maxSteps) {
         throwIfAborted(ro.signal);
         const step = this.view.nextStep;
+        const started = performance.now();
         const sweep = await this.evictIfNeeded(step, ro.signal, progress);
         if (sweep) evictions++;
         const prepared = await this.view.prepare(this.toolDefs);
-        progress({ type: 'step', step, viewTokens: prepared.tokens, budget: prepared.budget, messages: prepared.messages.length });
+        const viewMs = performance.now() - started - (sweep?.titleMs ?? 0);
+        progress({ type: 'step', step, viewTokens: prepared.tokens, budget: prepared.budget, messages: prepared.messages.length, viewMs });
 
         const turn = await this.callModel(prepared.messages, step, ro.signal, progress);
         steps++;
@@ -350,12 +352,14 @@ export class AgentLoop {
     step: number,
     signal: AbortSignal | undefined,
     progress: (p: AgentProgress) => void,
-  ): Promise<{ seq: number; events: number } | null> {
+  ): Promise<{ seq: number; events: number; titleMs: number } | null> {
     const plan = await this.view.planEviction(this.toolDefs);
     if (!plan) return null;
     const segment = this.view.planEvents(plan);
     const request = this.view.currentRequest();
+    const titleStarted = performance.now();
     const { title, source, error } = await this.titleFor(segment, request, signal);
+    const titleMs = performance.now() - titleStarted;
     const after = this.view.index.withBlock({ fromSeq: plan.fromSeq, toSeq: plan.toSeq, title, evictionSeq: null });
     const meta = evictionMeta(plan, title, source, error, this.session, step, this.view.budget, after.snapshot());
     const ev = this.append({
@@ -369,7 +373,7 @@ export class AgentLoop {
     });
     this.evictedTotal += plan.seqs.length;
     progress({ type: 'eviction', step, seq: ev.seq, fromSeq: plan.fromSeq, toSeq: plan.toSeq, events: plan.seqs.length, title, titleSource: source });
-    return { seq: ev.seq, events: plan.seqs.length };
+    return { seq: ev.seq, events: plan.seqs.length, titleMs };
   }
 
   private async titleFor(

@@ -61,8 +61,9 @@ interface Group {
   head: ViewEvent;
   calls: ViewEvent[];
   results: ViewEvent[];
-  /** Per-render-variant token counts (key: variant string). */
+  /** Per-render-variant token counts and messages (key: variant string); cleared when the group grows. */
   tokenCache: Map<string, number>;
+  renderCache: Map<string, ChatMessage[]>;
 }
 
 /** How hard rendering squeezes large content when nothing more can be evicted. */
@@ -172,6 +173,7 @@ export class WorkingView {
         if (!g || g.kind !== 'assistant') return; // not part of a model turn of this view
         g.lastSeq = Math.max(g.lastSeq, e.seq);
         g.tokenCache.clear();
+        g.renderCache.clear();
         if (e.kind === 'tool_call') g.calls.push(ve);
         else if (e.kind === 'tool_result') {
           g.results.push(ve);
@@ -278,7 +280,7 @@ export class WorkingView {
   render(squeeze: Squeeze = 0): ChatMessage[] {
     const out: ChatMessage[] = [{ role: 'system', content: this.systemMessage() }];
     const step = this.nextStep;
-    for (const g of this.groups) out.push(...this.renderGroup(g, step, this.squeezeFor(g, squeeze)));
+    for (const g of this.groups) for (const m of this.renderGroup(g, step, this.squeezeFor(g, squeeze))) out.push(m);
     return out;
   }
 
@@ -289,7 +291,20 @@ export class WorkingView {
     return g === last || g.firstSeq === this.pinnedUserSeq ? squeeze : 0;
   }
 
+  /** A group's messages depend only on the group, whether it is old (stubs) and the squeeze. */
   private renderGroup(g: Group, step: number, squeeze: Squeeze): ChatMessage[] {
+    const key = this.variantKey(g, step, squeeze);
+    let msgs = g.renderCache.get(key);
+    if (!msgs) g.renderCache.set(key, (msgs = this.renderGroupUncached(g, step, squeeze)));
+    return msgs;
+  }
+
+  private variantKey(g: Group, step: number, squeeze: Squeeze): string {
+    const old = g.step !== null && g.step < step - this.stubAfterSteps;
+    return `${old ? 'o' : 'n'}${squeeze}`;
+  }
+
+  private renderGroupUncached(g: Group, step: number, squeeze: Squeeze): ChatMessage[] {
     if (g.kind === 'user') {
       const limit = squeeze === 0 ? Math.floor(this.budget / 3) : squeeze === 1 ? Math.floor(this.budget / 8) : 100;
       return [{ role: 'user', content: this.previewIfLarge(g.head, limit) }];
@@ -320,7 +335,7 @@ export class WorkingView {
     const head = e.content.slice(0, Math.max(80, limitTokens * 4 - 200));
     const handle = e.payload ? `, payload ${e.payload.slice(0, 12)}…` : '';
     return (
-      `${head}\n… [preview only: ${e.content.length.toLocaleString('en-US')} characters in all. ` +
+      `${head}\n… [preview only: ${thousands(e.content.length)} characters in all. ` +
       `The full copy is seq ${e.seq}${handle}; read slices with ms.expand(${e.seq})[0].content[a:b] in scroll_exec.]`
     );
   }
@@ -350,8 +365,7 @@ export class WorkingView {
 
   private async groupTokens(g: Group, step: number, squeeze: Squeeze): Promise<number> {
     // The rendering of a group changes only when it turns "old" (stubs) or is squeezed.
-    const old = g.step !== null && g.step < step - this.stubAfterSteps;
-    const key = `${old ? 'o' : 'n'}${squeeze}`;
+    const key = this.variantKey(g, step, squeeze);
     const hit = g.tokenCache.get(key);
     if (hit !== undefined) return hit;
     let n = 0;
@@ -445,7 +459,12 @@ export class WorkingView {
 }
 
 function newGroup(kind: 'user' | 'assistant', head: ViewEvent): Group {
-  return { kind, firstSeq: head.seq, lastSeq: head.seq, step: head.step, head, calls: [], results: [], tokenCache: new Map() };
+  return { kind, firstSeq: head.seq, lastSeq: head.seq, step: head.step, head, calls: [], results: [], tokenCache: new Map(), renderCache: new Map() };
+}
+
+/** 12345 → "12,345" (toLocaleString is slow on a per-step path). */
+function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 function parseInput(json: string): Record<string, unknown> {
@@ -460,7 +479,7 @@ function parseInput(json: string): Record<string, unknown> {
 function stub(r: ViewEvent, step: number | null): string {
   const first = r.content.split('\n', 1)[0].slice(0, 120);
   return (
-    `[output of step ${step ?? '?'} shrunk from the view: ${r.content.length.toLocaleString('en-US')} characters, ` +
+    `[output of step ${step ?? '?'} shrunk from the view: ${thousands(r.content.length)} characters, ` +
     `full copy at seq ${r.seq} — ms.expand(${r.seq}) in scroll_exec to read it] ${first}`
   );
 }

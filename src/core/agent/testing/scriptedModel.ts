@@ -76,7 +76,8 @@ export class ScriptedModelClient implements ModelClient {
   }
 
   async *send(messages: ChatMessage[], tools: ToolDefinition[], opts: ModelRequestOptions = {}): AsyncIterable<ModelChunk> {
-    const req: ScriptedRequest = { index: this.count++, messages: structuredClone(messages), tools, opts };
+    // The loop renders fresh message arrays per call; keeping the reference is safe and cheap.
+    const req: ScriptedRequest = { index: this.count++, messages, tools, opts };
     this.requests.push(req);
     if (this.opts.keepRequests && this.requests.length > this.opts.keepRequests) this.requests.shift();
     if (opts.signal?.aborted) throw new Error('scripted model: request was cancelled');

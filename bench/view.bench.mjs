@@ -1,0 +1,190 @@
+// Working-view benchmark: is building the view for the next model call flat in the size of the log?
+//
+// For each size (default 1,000 and 100,000 logged events) a session history is written to a fresh
+// log exactly as the agent loop writes it — model turns, tool calls and results, user messages and
+// the eviction sweeps the real WorkingView plans, with deterministic titles — but in bulk
+// (appendMany). Then a real AgentLoop is opened on it (rebuilding view and index from the log, the
+// restart path) and runs live steps with a scripted model; each step reports the time spent
+// building the view (eviction planning + measuring + rendering). The 1k run is the baseline of the
+// 100k run: target ratio ≤ 1.5. Also printed: tokens exposed per step vs tokens in the log.
+//
+// usage: node bench/view.bench.mjs [--sizes 1000,100000] [--steps 300] [--budget 8000]
+// Needs the tsc output: `npx tsc -p .` first.
+import { createRequire } from 'node:module';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'out', 'src');
+if (!existsSync(join(out, 'core', 'agent', 'agentLoop.js'))) {
+  console.error('view.bench: compiled output missing — run `npx tsc -p .` first');
+  process.exit(2);
+}
+const require = createRequire(import.meta.url);
+const { EventLog } = require(join(out, 'core', 'log', 'eventLog.js'));
+const { AgentLoop, evictionMeta } = require(join(out, 'core', 'agent', 'agentLoop.js'));
+const { WorkingView } = require(join(out, 'core', 'agent', 'workingView.js'));
+const { fallbackTitle } = require(join(out, 'core', 'agent', 'titles.js'));
+const { ScriptedModelClient } = require(join(out, 'core', 'agent', 'testing', 'scriptedModel.js'));
+const { SYSTEM_PROMPT } = require(join(out, 'prompts', 'index.js'));
+
+function arg(name, dflt) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : dflt;
+}
+const sizes = String(arg('sizes', '1000,100000')).split(',').map(Number);
+const liveSteps = Number(arg('steps', 300));
+const budget = Number(arg('budget', 8000));
+const SESSION = 'bench-view';
+
+/** The host tool of the bench: a deterministic report of 300–1,500 characters. */
+const BenchTool = {
+  definition: { name: 'check_item', description: 'Check one item.', inputSchema: { type: 'object', properties: { item: { type: 'integer' } } } },
+  async invoke(input) {
+    return resultText(Number(input.item));
+  },
+};
+function resultText(n) {
+  const lines = [`item ${n}: checked module_${n % 97} against rule R${n % 13}`];
+  for (let i = 0; i < 6 + (n % 30); i++) lines.push(`  detail ${i}: value ${(n * 7919 + i * 104729) % 100003} within tolerance`);
+  return lines.join('\n');
+}
+
+/** Writes a session of about `target` events the way the loop would, in bulk. */
+async function synthesize(log, target) {
+  const view = new WorkingView({ session: SESSION, systemPrompt: SYSTEM_PROMPT(), budget, indexCap: 8 });
+  const tools = [BenchTool.definition];
+  let seq = log.maxSeq();
+  let batch = [];
+  const flush = () => {
+    if (!batch.length) return;
+    const written = log.appendMany(batch);
+    if (written[written.length - 1].seq !== seq) throw new Error(`seq drift: log wrote ${written[written.length - 1].seq}, expected ${seq}`);
+    batch = [];
+  };
+  const push = (e) => {
+    const ne = { session: SESSION, meta: {}, step: null, toolCallId: null, parentSeq: null, name: null, ...e };
+    seq++;
+    batch.push(ne);
+    view.apply({ ...ne, seq, ts: '', headline: null, payload: null, bytes: 0, tokens: 0 });
+    return seq;
+  };
+  push({ kind: 'user_message', role: 'user', content: 'Work through the inventory checklist.', step: 1 });
+  let item = 0;
+  while (seq < target) {
+    const step = view.nextStep;
+    const plan = await view.planEviction(tools);
+    if (plan) {
+      const title = fallbackTitle(view.planEvents(plan), view.currentRequest());
+      const after = view.index.withBlock({ fromSeq: plan.fromSeq, toSeq: plan.toSeq, title, evictionSeq: null });
+      push({
+        kind: 'eviction',
+        role: 'system',
+        content: `Evicted seq ${plan.fromSeq}–${plan.toSeq} from the working view. task: ${title.task}`,
+        step,
+        meta: evictionMeta(plan, title, 'fallback', undefined, SESSION, step, budget, after.snapshot()),
+      });
+    }
+    item++;
+    const turn = push({ kind: 'model_turn', role: 'assistant', name: 'scripted', content: item % 9 === 0 ? `Items up to ${item} fine.` : '', step, meta: { step } });
+    const call = push({ kind: 'tool_call', role: 'assistant', name: 'check_item', content: JSON.stringify({ item }), toolCallId: `h${item}`, parentSeq: turn, step });
+    push({ kind: 'tool_result', role: 'tool', name: 'check_item', content: resultText(item), toolCallId: `h${item}`, parentSeq: call, step, meta: { isError: false } });
+    if (item % 200 === 0) push({ kind: 'user_message', role: 'user', content: `Continue with batch ${item / 200 + 1} of the checklist.`, step: step + 1 });
+    if (batch.length >= 5000) flush();
+  }
+  flush();
+  return view;
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+function p95(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * 0.95))];
+}
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+
+const results = [];
+for (const size of sizes) {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-view-bench-'));
+  const log = EventLog.open({ workspace: dir, session: SESSION, redact: false });
+  try {
+    let t = performance.now();
+    const planned = await synthesize(log, size);
+    const fillMs = performance.now() - t;
+
+    globalThis.gc?.();
+    t = performance.now();
+    let turn = 0;
+    const model = new ScriptedModelClient(() => ({ toolCalls: [{ id: `live${++turn}`, name: 'check_item', input: { item: 1_000_000 + turn } }] }), {
+      maxInputTokens: budget * 4,
+      keepRequests: 1,
+    });
+    const steps = [];
+    const loop = AgentLoop.open({
+      log,
+      session: SESSION,
+      model,
+      tools: [BenchTool],
+      maxViewTokens: budget,
+      titleModel: null,
+      view: { indexCap: 8 },
+      onProgress: (p) => {
+        if (p.type === 'step') steps.push(p);
+      },
+    });
+    const rebuildMs = performance.now() - t;
+    const historyEvents = log.maxSeq();
+    if (loop.view.fingerprint() !== planned.fingerprint()) throw new Error('the view rebuilt from the log differs from the one that wrote it');
+
+    globalThis.gc?.();
+    await loop.run('Keep going with the checklist.', { maxSteps: liveSteps });
+    const ms = steps.map((s) => s.viewMs);
+    const session = log.sessions().find((s) => s.session === SESSION);
+    results.push({
+      size,
+      events: historyEvents,
+      fillMs,
+      rebuildMs,
+      medianMs: median(ms),
+      p95Ms: p95(ms),
+      meanViewTokens: steps.reduce((a, s) => a + s.viewTokens, 0) / steps.length,
+      maxViewTokens: Math.max(...steps.map((s) => s.viewTokens)),
+      loggedTokens: session.tokens,
+      segments: loop.view.index.segments,
+      indexLines: loop.view.index.size,
+    });
+  } finally {
+    log.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+console.log(`working view: ${liveSteps} live steps per size, budget ${fmt(budget)} tokens, index cap 8`);
+console.log('events in log at start | view build per step median / p95 | ratio vs first | view tokens mean (max) | logged tokens | exposed | index lines / segments | restart rebuild');
+const base = results[0];
+let failed = false;
+for (const r of results) {
+  const ratio = r.medianMs / base.medianMs;
+  if (r !== base && ratio > 1.5) failed = true;
+  console.log(
+    [
+      fmt(r.events).padStart(22),
+      `${r.medianMs.toFixed(3)} / ${r.p95Ms.toFixed(3)} ms`.padStart(32),
+      (r === base ? 'baseline' : ratio.toFixed(2)).padStart(14),
+      `${fmt(r.meanViewTokens)} (${fmt(r.maxViewTokens)})`.padStart(22),
+      fmt(r.loggedTokens).padStart(13),
+      `${((100 * r.meanViewTokens) / r.loggedTokens).toFixed(2)}%`.padStart(7),
+      `${r.indexLines} / ${r.segments}`.padStart(22),
+      `${fmt(r.rebuildMs)} ms`.padStart(15),
+    ].join(' | '),
+  );
+}
+console.log(`(history written in bulk in ${results.map((r) => `${fmt(r.fillMs)} ms`).join(', ')}; the restart rebuild reads the session once, O(n); the per-step view build does not read the log.`);
+console.log(' p95 includes the steps with an eviction sweep, which appends its eviction event to the log.)');
+if (results.length > 1) console.log(`flatness: view build ratio ${(results[results.length - 1].medianMs / base.medianMs).toFixed(2)} for ${fmt(results[results.length - 1].events / base.events)}× the events — target ≤ 1.5: ${failed ? 'MISSED' : 'met'}`);
+process.exit(failed ? 1 : 0);

@@ -1,4 +1,4 @@
-import { EventLog } from '../../core/log/eventLog';
+import { EventLog, type BulkAppend } from '../../core/log/eventLog';
 import { InvalidInputError } from '../../core/errors';
 import type { NewEvent } from '../../core/types';
 import { UsageError, stringOption, writeJson, type Command } from '../command';
@@ -15,7 +15,7 @@ export const command: Command = {
 
 One event per line: {"kind", "role", "content"} required; "session", "name", "ts", "meta",
 "headline", "step", "tool_call_id", "parent_seq" optional ("seq", "bytes", "tokens", "payload"
-from an export are ignored: they are assigned anew). The whole file is one transaction: a bad
+from an export are ignored: they are assigned anew). The whole input is one transaction: a bad
 line aborts the ingest with an error naming it, and nothing is written.
 Prints {"appended", "first_seq", "last_seq"}.
   --session S   session for lines that do not name one (default: a new session id)
@@ -27,48 +27,57 @@ Prints {"appended", "first_seq", "last_seq"}.
   async run(ctx) {
     if (ctx.positionals.length !== 1) throw new UsageError('ingest expects one FILE.jsonl (or - for stdin)');
     const source = ctx.positionals[0];
-    // Parse and validate the whole input first (streamed line by line), so a bad line anywhere
-    // leaves the log untouched.
-    const events: NewEvent[] = [];
-    const lines: number[] = [];
-    const unknown = new Set<string>();
     const label = source === '-' ? 'stdin' : source;
-    for await (const { line, value } of readJsonLines(source, ctx.io.stdin, label)) {
-      events.push(jsonToNewEvent(value, `line ${line} of ${label}`, unknown));
-      lines.push(line);
-    }
-    if (unknown.size) ctx.io.stderr(`scroll ingest: ignored unknown field(s): ${[...unknown].sort().join(', ')}\n`);
+    const lines = readJsonLines(source, ctx.io.stdin, label);
+    // Read the first line before opening the log: a missing or unreadable file creates nothing.
+    const firstLine = await lines.next();
     const log = EventLog.open({
       path: ctx.dbPath,
       session: stringOption(ctx.values, 'session'),
       redact: ctx.values['no-redact'] !== true,
       onWarning: (m) => ctx.io.stderr(`scroll: ${m}\n`),
     });
+    let bulk: BulkAppend | undefined;
     try {
+      const unknown = new Set<string>();
+      let batch: NewEvent[] = [];
+      let batchLines: number[] = [];
+      let appended = 0;
       let first: number | null = null;
       let last: number | null = null;
-      log.database.transaction(() => {
-        for (let i = 0; i < events.length; i += BATCH) {
-          let appended;
-          try {
-            appended = log.appendMany(events.slice(i, i + BATCH));
-          } catch (e) {
-            // appendMany names "event N" of the batch; say which input line that was.
-            if (e instanceof InvalidInputError) {
-              const m = /^event(?: (\d+))?/.exec(e.message);
-              const line = m ? lines[i + (m[1] ? Number(m[1]) - 1 : 0)] : undefined;
-              if (line !== undefined) throw new InvalidInputError(`line ${line} of ${label}${e.message.slice(m![0].length)}`);
-            }
-            throw e;
-          }
-          if (appended.length) {
-            first ??= appended[0].seq;
-            last = appended[appended.length - 1].seq;
-          }
+      const flush = () => {
+        if (batch.length === 0) return;
+        bulk ??= log.beginBulk();
+        let events;
+        try {
+          events = bulk.append(batch);
+        } catch (e) {
+          // appendMany names "event N" of the batch; say which input line that was.
+          const m = e instanceof InvalidInputError ? /^event(?: (\d+))?/.exec(e.message) : null;
+          if (m) throw new InvalidInputError(`line ${batchLines[m[1] ? Number(m[1]) - 1 : 0]} of ${label}${e instanceof Error ? e.message.slice(m[0].length) : ''}`);
+          throw e;
         }
-      });
-      writeJson(ctx.io, { appended: events.length, first_seq: first, last_seq: last });
+        first ??= events[0].seq;
+        last = events[events.length - 1].seq;
+        appended += events.length;
+        batch = [];
+        batchLines = [];
+      };
+      // Lines stream in; each batch joins the one transaction, so memory stays bounded.
+      for (let next = firstLine; !next.done; next = await lines.next()) {
+        const { line, value } = next.value;
+        batch.push(jsonToNewEvent(value, `line ${line} of ${label}`, unknown));
+        batchLines.push(line);
+        if (batch.length >= BATCH) flush();
+      }
+      flush();
+      bulk?.commit();
+      if (unknown.size) ctx.io.stderr(`scroll ingest: ignored unknown field(s): ${[...unknown].sort().join(', ')}\n`);
+      writeJson(ctx.io, { appended, first_seq: first, last_seq: last });
       return 0;
+    } catch (e) {
+      bulk?.rollback();
+      throw e;
     } finally {
       log.close();
     }

@@ -49,6 +49,15 @@ export class BetterSqlite3Database implements Database {
   transaction<T>(fn: () => T): T {
     return this.tx.run(fn);
   }
+  begin(): void {
+    this.tx.begin();
+  }
+  commit(): void {
+    this.tx.commit();
+  }
+  rollback(): void {
+    this.tx.rollback();
+  }
   close(): void {
     if (this.db.open) this.db.close();
   }

@@ -65,6 +65,15 @@ export class NodeSqliteDatabase implements Database {
   transaction<T>(fn: () => T): T {
     return this.tx.run(fn);
   }
+  begin(): void {
+    this.tx.begin();
+  }
+  commit(): void {
+    this.tx.commit();
+  }
+  rollback(): void {
+    this.tx.rollback();
+  }
   close(): void {
     if (this.closed) return;
     this.closed = true;

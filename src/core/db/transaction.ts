@@ -32,6 +32,28 @@ export class TransactionRunner {
     return result;
   }
 
+  /**
+   * Opens a transaction that outlives one synchronous call (a streamed bulk append). `transaction()`
+   * calls made before `commit()`/`rollback()` nest inside it as savepoints.
+   */
+  begin(): void {
+    if (this.depth > 0) throw new DatabaseError(`${this.label}: begin() inside an open transaction`);
+    this.beginImmediate();
+    this.depth++;
+  }
+
+  commit(): void {
+    if (this.depth !== 1) throw new DatabaseError(`${this.label}: commit() without a matching begin()`);
+    this.depth--;
+    this.commitWithRetry();
+  }
+
+  rollback(): void {
+    if (this.depth !== 1) throw new DatabaseError(`${this.label}: rollback() without a matching begin()`);
+    this.depth--;
+    this.rollbackQuietly();
+  }
+
   private runNested<T>(fn: () => T): T {
     const name = `scroll_sp_${++this.savepointCounter}`;
     this.exec(`SAVEPOINT ${name}`);

@@ -26,6 +26,10 @@ export interface Database {
    * surfacing SQLITE_BUSY.
    */
   transaction<T>(fn: () => T): T;
+  /** A transaction spanning async steps: `begin()` (BEGIN IMMEDIATE, retried), then `commit()` or `rollback()`. */
+  begin(): void;
+  commit(): void;
+  rollback(): void;
   close(): void;
 }
 

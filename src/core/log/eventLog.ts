@@ -34,6 +34,13 @@ export interface EventLogOptions {
   onWarning?: (message: string) => void;
 }
 
+export interface BulkAppend {
+  append(events: NewEvent[]): LogEvent[];
+  commit(): void;
+  /** Discards everything appended since `beginBulk()`. Safe to call after a failed commit. */
+  rollback(): void;
+}
+
 /** Characters of content the event row keeps when the full text lives in the payload store. */
 export const PREVIEW_CHARS = 512;
 
@@ -230,6 +237,36 @@ export class EventLog {
       bytes: p.bytes,
       tokens: p.tokens,
     }));
+  }
+
+  /**
+   * A bulk append spanning async steps (e.g. a streamed file): every `append` joins one
+   * transaction that `commit()` makes durable and `rollback()` discards, so a failure midway
+   * leaves the log as it was. Holds the write lock until then: other writers wait.
+   */
+  beginBulk(): BulkAppend {
+    if (this.readonly) throw new ReadonlyLogError();
+    this.db.begin();
+    let open = true;
+    const ensureOpen = () => {
+      if (!open) throw new InvalidInputError('this bulk append is already committed or rolled back');
+    };
+    return {
+      append: (events) => {
+        ensureOpen();
+        return this.appendMany(events);
+      },
+      commit: () => {
+        ensureOpen();
+        open = false;
+        this.db.commit();
+      },
+      rollback: () => {
+        if (!open) return;
+        open = false;
+        this.db.rollback();
+      },
+    };
   }
 
   /** One event with its full content (payload read back and verified), or undefined. */

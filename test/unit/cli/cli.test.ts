@@ -174,6 +174,20 @@ test('bad input: a clear one-line error, non-zero exit, nothing half-written', (
   });
 });
 
+test('a bad line after the first committed-to-transaction batch still leaves the log untouched', () => {
+  withDir((dir) => {
+    const good = Array.from({ length: 5200 }, (_, i) => JSON.stringify({ kind: 'note', role: 'system', content: `bulk line ${i}` }));
+    writeFileSync(join(dir, 'big.jsonl'), good.join('\n') + '\n{"kind":"note","role":"system"}\n');
+    const r = scroll(dir, ['ingest', 'big.jsonl']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /line 5201 of big\.jsonl: "content" is required/);
+    // The log was created (the first 5000 lines were appended inside the transaction), then rolled back.
+    assert.equal(JSON.parse(ok(scroll(dir, ['stats', '--json'])).stdout).events, 0);
+    writeFileSync(join(dir, 'big.jsonl'), good.join('\n') + '\n');
+    assert.deepEqual(JSON.parse(ok(scroll(dir, ['ingest', 'big.jsonl'])).stdout), { appended: 5200, first_seq: 1, last_seq: 5200 });
+  });
+});
+
 test('hostile search input never crashes the CLI', () => {
   withDir((dir) => {
     writeJsonl(join(dir, 'in.jsonl'), EVENTS);

@@ -98,6 +98,29 @@ test('appendMany is one transaction: one bad event writes nothing and names the 
   });
 });
 
+test('beginBulk: appends across async steps in one transaction; rollback leaves nothing', async () => {
+  const ws = mkdtempSync(join(tmpdir(), 'scroll-bulk-'));
+  try {
+    const log = EventLog.open({ workspace: ws });
+    const bulk = log.beginBulk();
+    bulk.append([{ kind: 'note', role: 'system', content: 'one' }]);
+    await new Promise((r) => setTimeout(r, 5));
+    bulk.append([{ kind: 'note', role: 'system', content: 'two' }]);
+    bulk.rollback();
+    assert.equal(log.maxSeq(), 0);
+    assert.throws(() => bulk.append([{ kind: 'note', role: 'system', content: 'late' }]), /already committed or rolled back/);
+    const ok = log.beginBulk();
+    ok.append([{ kind: 'note', role: 'system', content: 'kept' }]);
+    await new Promise((r) => setTimeout(r, 5));
+    ok.append([{ kind: 'note', role: 'system', content: 'kept too' }]);
+    ok.commit();
+    assert.deepEqual(log.range(1, 10).map((e) => e.content), ['kept', 'kept too']);
+    log.close();
+  } finally {
+    rmSync(ws, { recursive: true, force: true });
+  }
+});
+
 test('append-only is enforced by SQLite: UPDATE and DELETE through a separate connection fail', () => {
   withWorkspace((ws) => {
     const log = EventLog.open({ workspace: ws });

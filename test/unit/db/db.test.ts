@@ -146,3 +146,28 @@ test('auto: uses better-sqlite3 where its native addon loads', { skip: !nativeAd
   assert.equal(db.driver, 'better-sqlite3');
   db.close();
 });
+
+test('begin/commit/rollback: a transaction across async steps, with nested transaction() as savepoints', async () => {
+  const dir = tempDir();
+  try {
+    const db = openDatabase(join(dir, 't.db'));
+    db.exec('CREATE TABLE t(v INTEGER)');
+    const ins = db.prepare('INSERT INTO t(v) VALUES (?)');
+    const count = () => db.prepare('SELECT COUNT(*) AS n FROM t').get().n as number;
+    db.begin();
+    assert.throws(() => db.begin(), /inside an open transaction/);
+    db.transaction(() => ins.run(1));
+    await new Promise((r) => setTimeout(r, 5));
+    db.transaction(() => ins.run(2));
+    db.rollback();
+    assert.equal(count(), 0);
+    assert.throws(() => db.commit(), /without a matching begin/);
+    db.begin();
+    db.transaction(() => ins.run(3));
+    db.commit();
+    assert.equal(count(), 1);
+    db.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -309,25 +309,29 @@ export class WorkingView {
       const limit = squeeze === 0 ? Math.floor(this.budget / 3) : squeeze === 1 ? Math.floor(this.budget / 8) : 100;
       return [{ role: 'user', content: this.previewIfLarge(g.head, limit) }];
     }
+    const old = g.step !== null && g.step < step - this.stubAfterSteps;
+    // Arguments can be as large as results (a file written, a pasted text): same preview rules.
+    const argLimit = old ? this.stubMinChars : this.limitFor(squeeze) * 4;
     const calls: ToolCall[] = g.calls.map((c, i) => ({
       id: c.toolCallId ?? `call_${c.seq}_${i}`,
       name: c.name ?? 'unknown_tool',
-      input: parseInput(c.content),
+      input: c.content.length > argLimit ? shrinkInput(parseInput(c.content), Math.max(80, Math.floor(argLimit / 2)), c.seq) : parseInput(c.content),
     }));
     const msgs: ChatMessage[] = [{ role: 'assistant', content: g.head.content, ...(calls.length ? { toolCalls: calls } : {}) }];
-    const old = g.step !== null && g.step < step - this.stubAfterSteps;
     for (const call of calls) {
       const r = g.results.find((x) => x.toolCallId === call.id);
       let content: string;
       if (!r) content = '[no result was logged for this call]';
       else if (old && r.content.length > this.stubMinChars) content = stub(r, g.step);
-      else {
-        const limit = squeeze === 0 ? this.largeResultTokens : squeeze === 1 ? Math.floor(this.largeResultTokens / 4) : 50;
-        content = this.previewIfLarge(r, limit);
-      }
+      else content = this.previewIfLarge(r, this.limitFor(squeeze));
       msgs.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
     }
     return msgs;
+  }
+
+  /** Token limit of one tool result (or call arguments) before it shows as a preview. */
+  private limitFor(squeeze: Squeeze): number {
+    return squeeze === 0 ? this.largeResultTokens : squeeze === 1 ? Math.floor(this.largeResultTokens / 4) : 50;
   }
 
   private previewIfLarge(e: ViewEvent, limitTokens: number): string {
@@ -465,6 +469,19 @@ function newGroup(kind: 'user' | 'assistant', head: ViewEvent): Group {
 /** 12345 → "12,345" (toLocaleString is slow on a per-step path). */
 function thousands(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** The same arguments with every long string cut to a head plus where the full call is. */
+function shrinkInput(input: Record<string, unknown>, maxChars: number, seq: number): Record<string, unknown> {
+  const cut = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      return v.length <= maxChars ? v : `${v.slice(0, maxChars)}… [${thousands(v.length)} characters; the full call is seq ${seq}]`;
+    }
+    if (Array.isArray(v)) return v.map(cut);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cut(x)]));
+    return v;
+  };
+  return cut(input) as Record<string, unknown>;
 }
 
 function parseInput(json: string): Record<string, unknown> {

@@ -93,13 +93,22 @@ export class OpenAICompatibleClient implements ModelClient {
         type: 'function',
         function: { name: t.name, description: t.description, parameters: t.inputSchema },
       }));
-      body.tool_choice = 'auto';
+      // No tool_choice: "auto" is the default with tools, and some servers refuse it spelled out.
     }
     if (opts.json) body.response_format = { type: 'json_object' };
     if (opts.maxOutputTokens) body.max_tokens = opts.maxOutputTokens;
     if (this.opts.temperature !== undefined) body.temperature = this.opts.temperature;
 
-    const { response, controller, timers } = await this.post(JSON.stringify(body), opts.signal);
+    let posted: Awaited<ReturnType<OpenAICompatibleClient['post']>>;
+    try {
+      posted = await this.post(JSON.stringify(body), opts.signal);
+    } catch (e) {
+      // Older servers reject the usage option of streaming; usage is optional, so ask without it.
+      if (!(e instanceof ModelHttpError && e.status === 400 && /stream_options/.test(e.body))) throw e;
+      delete body.stream_options;
+      posted = await this.post(JSON.stringify(body), opts.signal);
+    }
+    const { response, controller, timers } = posted;
     try {
       const type = response.headers.get('content-type') ?? '';
       if (type.includes('text/event-stream')) {

@@ -127,6 +127,16 @@ describe('OpenAICompatibleClient against a loopback server', () => {
     await assert.rejects(collect(client({ retries: 1 }).send([{ role: 'user', content: 'x' }], [])), (e: unknown) => e instanceof ModelHttpError && e.status === 500 && /boom again/.test(e.message));
   });
 
+  test('a server that rejects stream_options is asked again without it', async () => {
+    fake.handlers.push((_q, _b, res) => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Unrecognized request argument supplied: stream_options' } })));
+    fake.handlers.push((_q, body, res) => {
+      assert.equal(body.stream_options, undefined);
+      sse(res, [delta({ content: 'fine' })]);
+    });
+    const chunks = await collect(client().send([{ role: 'user', content: 'x' }], []));
+    assert.deepEqual(chunks, [{ type: 'text', text: 'fine' }]);
+  });
+
   test('an error event inside the stream is reported', async () => {
     fake.handlers.push((_q, _b, res) => sse(res, [delta({ content: 'partial' }), { error: { message: 'context length exceeded' } }]));
     await assert.rejects(collect(client().send([{ role: 'user', content: 'x' }], [])), (e: unknown) => e instanceof ModelProtocolError && /context length exceeded/.test(e.message));

@@ -10,7 +10,7 @@ import { EventLog } from '../core/log/eventLog';
 import type { Kernel, KernelStatus } from '../core/kernel/kernel';
 import { scrollExecTool, type ToolContext, type ToolOutput } from '../core/agent/tools';
 import { formatKernelResult, LoggedKernel } from '../core/kernel/loggedKernel';
-import { SubprocessKernel } from '../core/kernel/subprocessKernel';
+import { sessionKernelFactory } from './kernel/factory';
 import { readConfig, workspaceRoot, type ScrollConfig } from './config';
 
 export interface SessionFigures {
@@ -236,22 +236,12 @@ export class ScrollServices implements vscode.Disposable {
   }
 }
 
-/** Our own Python process per session (cells are logged by whoever runs them). */
+/**
+ * One kernel per session, per `scroll.kernel.backend`: Jupyter (with fallback) or our own Python
+ * process (src/vscode/kernel/factory.ts). Cells are logged by whoever runs them.
+ */
 export function defaultKernelFactory(extensionPath: string): KernelFactory {
-  return async ({ session, config, workspace, log }) => {
-    const inner = new SubprocessKernel({
-      pythonPath: config.pythonPath || undefined,
-      kernelDir: path.join(extensionPath, 'kernel'),
-      dbPath: log.path,
-      payloadDir: log.payloads.dir,
-      session,
-      cwd: workspace,
-      outputCap: config.outputCap,
-      defaultTimeoutMs: config.kernelTimeoutMs,
-    });
-    void log;
-    return inner;
-  };
+  return sessionKernelFactory(extensionPath, { logCells: false });
 }
 
 /** `.scroll/` with a `.gitignore` of `*`, so the log never lands in version control. */

@@ -33,9 +33,16 @@ export interface SessionKernelRequest {
   notify?: (message: string) => void;
   /** Wait for the user to pick a Jupyter kernel at most this long. */
   jupyterConnectTimeoutMs?: number;
+  /**
+   * Append every cell and its output to the log (LoggedKernel). Default true; false when the caller
+   * logs cells itself (the agent's scroll_exec tool does).
+   */
+  logCells?: boolean;
 }
 
-export async function createSessionKernel(req: SessionKernelRequest): Promise<LoggedKernel> {
+export async function createSessionKernel(req: SessionKernelRequest & { logCells?: true }): Promise<LoggedKernel>;
+export async function createSessionKernel(req: SessionKernelRequest): Promise<Kernel>;
+export async function createSessionKernel(req: SessionKernelRequest): Promise<Kernel> {
   const notify = req.notify ?? ((m: string) => void vscode.window.showWarningMessage(m));
   const kernelDir = path.join(req.extensionPath, 'kernel');
   const common = {
@@ -71,11 +78,11 @@ export async function createSessionKernel(req: SessionKernelRequest): Promise<Lo
       notify,
     });
   }
-  return new LoggedKernel(inner, req.log);
+  return req.logCells === false ? inner : new LoggedKernel(inner, req.log);
 }
 
 /** A factory in the shape ScrollServices takes (`setKernelFactory`). */
-export function sessionKernelFactory(extensionPath: string, notify?: (message: string) => void) {
-  return (opts: { session: string; config: SessionKernelRequest['config']; workspace: string | undefined; log: EventLog }) =>
-    createSessionKernel({ ...opts, extensionPath, notify });
+export function sessionKernelFactory(extensionPath: string, options: { notify?: (message: string) => void; logCells?: boolean } = {}) {
+  return (opts: { session: string; config: SessionKernelRequest['config']; workspace: string | undefined; log: EventLog }): Promise<Kernel> =>
+    createSessionKernel({ ...opts, extensionPath, ...options });
 }

@@ -71,7 +71,7 @@ Prints {"appended", "first_seq", "last_seq"}.
         if (batch.length >= BATCH) flush();
       }
       flush();
-      bulk?.commit();
+      await bulk?.commit();
       if (unknown.size) ctx.io.stderr(`scroll ingest: ignored unknown field(s): ${[...unknown].sort().join(', ')}\n`);
       writeJson(ctx.io, { appended, first_seq: first, last_seq: last });
       return 0;

@@ -36,7 +36,8 @@ export interface EventLogOptions {
 
 export interface BulkAppend {
   append(events: NewEvent[]): LogEvent[];
-  commit(): void;
+  /** Flushes the payload files written meanwhile, then commits. */
+  commit(): Promise<void>;
   /** Discards everything appended since `beginBulk()`. Safe to call after a failed commit. */
   rollback(): void;
 }
@@ -116,6 +117,8 @@ export class EventLog {
   private readonly redactor: Redactor;
   private readonly payloadThreshold: number;
   private readonly onWarning: (message: string) => void;
+  /** Inside beginBulk(): payload files are synced together at commit instead of one by one. */
+  private inBulk = false;
   private insertEvent?: Statement;
   private insertFts?: Statement;
   private readonly selectOne: Statement;
@@ -247,6 +250,7 @@ export class EventLog {
   beginBulk(): BulkAppend {
     if (this.readonly) throw new ReadonlyLogError();
     this.db.begin();
+    this.inBulk = true;
     let open = true;
     const ensureOpen = () => {
       if (!open) throw new InvalidInputError('this bulk append is already committed or rolled back');
@@ -256,14 +260,25 @@ export class EventLog {
         ensureOpen();
         return this.appendMany(events);
       },
-      commit: () => {
+      commit: async () => {
         ensureOpen();
         open = false;
+        try {
+          await this.payloads.syncPending();
+        } catch (e) {
+          this.inBulk = false;
+          this.payloads.dropPending();
+          this.db.rollback();
+          throw e;
+        }
+        this.inBulk = false;
         this.db.commit();
       },
       rollback: () => {
         if (!open) return;
         open = false;
+        this.inBulk = false;
+        this.payloads.dropPending();
         this.db.rollback();
       },
     };
@@ -436,7 +451,7 @@ export class EventLog {
     let stored = content;
     let payload: string | null = null;
     if (bytes > this.payloadThreshold) {
-      payload = this.payloads.put(content).handle;
+      payload = this.payloads.put(content, { deferSync: this.inBulk }).handle;
       stored = cutPreview(content);
     }
     return {

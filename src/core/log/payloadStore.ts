@@ -4,7 +4,7 @@
  * payload; reads recompute the hash so a damaged file is reported, never returned.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, promises as fsp, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PayloadError, ReadonlyLogError, errorMessage } from '../errors';
 
@@ -20,6 +20,9 @@ export function sha256Hex(data: string | Buffer): string {
 }
 
 export class PayloadStore {
+  /** Files written with `deferSync` whose bytes may not be on disk yet (see `syncPending`). */
+  private readonly unsynced = new Set<string>();
+
   constructor(readonly dir: string, private readonly readonly = false) {}
 
   static isHandle(handle: string): boolean {
@@ -35,8 +38,13 @@ export class PayloadStore {
     return existsSync(this.pathFor(handle));
   }
 
-  /** Stores `content` (UTF-8) and returns its handle. Idempotent: same content, same file. */
-  put(content: string | Buffer): PayloadPut {
+  /**
+   * Stores `content` (UTF-8) and returns its handle. Idempotent: same content, same file.
+   * The file is fsynced before returning, unless `deferSync`: then `syncPending()` must run
+   * before any event pointing at it commits (bulk appends sync all their files in parallel,
+   * about ten times faster than one by one).
+   */
+  put(content: string | Buffer, opts: { deferSync?: boolean } = {}): PayloadPut {
     if (this.readonly) throw new ReadonlyLogError('the payload store was opened read-only');
     const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     const handle = sha256Hex(data);
@@ -51,11 +59,12 @@ export class PayloadStore {
         let off = 0;
         while (off < data.length) off += writeSync(fd, data, off, data.length - off);
         // The event that points here commits right after; the bytes must be on disk first.
-        fsyncSync(fd);
+        if (!opts.deferSync) fsyncSync(fd);
       } finally {
         closeSync(fd);
       }
       renameSync(tmp, target);
+      if (opts.deferSync) this.unsynced.add(target);
     } catch (e) {
       try {
         unlinkSync(tmp);
@@ -65,6 +74,27 @@ export class PayloadStore {
       throw new PayloadError(`cannot write payload ${handle} to ${target}: ${errorMessage(e)}`, handle, { cause: e });
     }
     return { handle, bytes: data.length };
+  }
+
+  /** Flushes every file written with `deferSync` to disk, in parallel. */
+  async syncPending(): Promise<void> {
+    const paths = [...this.unsynced];
+    await Promise.all(
+      paths.map(async (path) => {
+        const handle = await fsp.open(path, 'r');
+        try {
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        this.unsynced.delete(path);
+      }),
+    );
+  }
+
+  /** Forgets deferred files (their events were rolled back; the files are harmless orphans). */
+  dropPending(): void {
+    this.unsynced.clear();
   }
 
   /** The exact bytes stored under `handle`, after checking they still hash to it. */

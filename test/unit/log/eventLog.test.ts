@@ -112,9 +112,11 @@ test('beginBulk: appends across async steps in one transaction; rollback leaves 
     const ok = log.beginBulk();
     ok.append([{ kind: 'note', role: 'system', content: 'kept' }]);
     await new Promise((r) => setTimeout(r, 5));
-    ok.append([{ kind: 'note', role: 'system', content: 'kept too' }]);
-    ok.commit();
-    assert.deepEqual(log.range(1, 10).map((e) => e.content), ['kept', 'kept too']);
+    const big = 'large payload '.repeat(1000);
+    ok.append([{ kind: 'note', role: 'system', content: 'kept too' }, { kind: 'tool_result', role: 'tool', content: big }]);
+    await ok.commit();
+    assert.deepEqual(log.range(1, 10).map((e) => e.content), ['kept', 'kept too', big]);
+    assert.ok(log.get(3)!.payload);
     log.close();
   } finally {
     rmSync(ws, { recursive: true, force: true });

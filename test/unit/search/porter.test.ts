@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
+import { openDatabase } from '../../../src/core/db';
 import { porterStem } from '../../../src/core/search/porter';
 import { fold } from '../../../src/core/search/tokens';
 import { FTS_TOKENIZE } from '../../../src/core/log/schema';
@@ -19,7 +19,7 @@ abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzat
 
 test('porterStem gives exactly the stems SQLite FTS5 stores', () => {
   const words = [...new Set(WORDS.map(fold))];
-  const db = new Database(':memory:');
+  const db = openDatabase(':memory:');
   db.exec(`CREATE VIRTUAL TABLE t USING fts5(x, tokenize = "${FTS_TOKENIZE}"); CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance');`);
   const ins = db.prepare('INSERT INTO t(rowid, x) VALUES (?, ?)');
   words.forEach((w, i) => ins.run(i + 1, w));

@@ -44,6 +44,8 @@ export interface AgentLog {
   range(from: number, to: number): LogEvent[];
   /** Events of one session in seq order; used for rebuilding when present. */
   iterateSession?(session: string, batch?: number): Iterable<LogEvent>;
+  /** The log's SQLite handle (read queries on `events`): lets a rebuild skip the evicted past. */
+  readonly database?: { prepare(sql: string): { all(...p: unknown[]): unknown[]; get(...p: unknown[]): unknown } };
 }
 
 export type AgentProgress =
@@ -159,12 +161,42 @@ export class AgentLoop {
     return this.view.budget;
   }
 
-  private rebuild(): void {
-    const events = this.log.iterateSession ? this.log.iterateSession(this.session, 2_000) : scanSession(this.log, this.session);
+  /**
+   * Rebuilds view and index from the session's events. With SQL access only the events after the
+   * last eviction boundary are replayed (plus the eviction events and a few facts about the evicted
+   * past), so a restart costs the size of the view, not of the session; otherwise a full replay.
+   * Both give the same state (tested against each other and against the live view).
+   */
+  private rebuild(full = false): void {
+    if (!full && this.log.database && this.rebuildFromBoundary(this.log.database)) return;
+    const events = this.log.iterateSession ? this.log.iterateSession(this.session, 2_000) : scanSession(this.log, this.session, 1);
     for (const e of events) {
       this.view.apply(e);
       if (e.kind === 'eviction' && e.session === this.session) this.evictedTotal += Number((e.meta as Record<string, unknown>).events ?? 0) || 0;
     }
+  }
+
+  private rebuildFromBoundary(db: NonNullable<AgentLog['database']>): boolean {
+    const rows = db.prepare("SELECT seq FROM events WHERE kind = 'eviction' AND session = ? ORDER BY seq").all(this.session) as Array<{ seq: number }>;
+    if (!rows.length) return false;
+    const evictions = rows.map((r) => this.log.range(Number(r.seq), Number(r.seq))[0]).filter((e): e is LogEvent => !!e);
+    let boundary = 0;
+    for (const e of evictions) {
+      const to = Number((e.meta as Record<string, unknown>).to_seq);
+      if (Number.isSafeInteger(to)) boundary = Math.max(boundary, to);
+      this.evictedTotal += Number((e.meta as Record<string, unknown>).events ?? 0) || 0;
+    }
+    const lastStep = db.prepare("SELECT max(step) AS m FROM events WHERE kind = 'model_turn' AND session = ? AND seq <= ?").get(this.session, boundary) as { m: number | null };
+    const userRow = db.prepare("SELECT max(seq) AS m FROM events WHERE kind = 'user_message' AND session = ? AND seq <= ?").get(this.session, boundary) as { m: number | null };
+    const variableResults = (
+      db.prepare(`SELECT seq, meta FROM events WHERE kind = 'tool_result' AND session = ? AND seq <= ? AND meta LIKE '%"variables"%' ORDER BY seq`).all(this.session, boundary) as Array<{ seq: number; meta: string }>
+    ).map((r) => ({ seq: Number(r.seq), meta: parseMeta(r.meta) }));
+    const pinned = userRow?.m ? (this.log.range(Number(userRow.m), Number(userRow.m))[0] ?? null) : null;
+    this.view.seedEvicted({ evictions, lastStep: Number(lastStep?.m ?? 0), variableResults, pinned });
+    for (const e of scanSession(this.log, this.session, boundary + 1)) {
+      if (e.kind !== 'eviction') this.view.apply(e); // all evictions are in already
+    }
+    return true;
   }
 
   private append(e: NewEvent): LogEvent {
@@ -425,9 +457,18 @@ export function evictionMeta(
   };
 }
 
-function* scanSession(log: AgentLog, session: string): Iterable<LogEvent> {
+function parseMeta(json: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(json);
+    return v && typeof v === 'object' ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+function* scanSession(log: AgentLog, session: string, start: number): Iterable<LogEvent> {
   const max = log.maxSeq();
-  for (let from = 1; from <= max; from += 2_000) {
+  for (let from = start; from <= max; from += 2_000) {
     for (const e of log.range(from, Math.min(max, from + 1_999))) if (e.session === session) yield e;
   }
 }

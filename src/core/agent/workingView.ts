@@ -169,16 +169,15 @@ export class WorkingView {
       case 'tool_result':
       case 'kernel_exec':
       case 'kernel_output': {
+        // Variables count wherever the result sits (the digest is about the kernel, not the view).
+        if (e.kind === 'tool_result') this.noteVariables(e);
         const g = this.groups[this.groups.length - 1];
         if (!g || g.kind !== 'assistant') return; // not part of a model turn of this view
         g.lastSeq = Math.max(g.lastSeq, e.seq);
         g.tokenCache.clear();
         g.renderCache.clear();
         if (e.kind === 'tool_call') g.calls.push(ve);
-        else if (e.kind === 'tool_result') {
-          g.results.push(ve);
-          this.noteVariables(e);
-        }
+        else if (e.kind === 'tool_result') g.results.push(ve);
         break;
       }
       case 'eviction': {
@@ -200,7 +199,27 @@ export class WorkingView {
     }
   }
 
-  private noteVariables(e: LogEvent): void {
+  /**
+   * Restores, on an empty view, the state a full replay of the session up to the eviction boundary
+   * would leave — for a rebuild that then replays only the events after the boundary. Valid because
+   * eviction spans tile the session from its start and whole groups leave: what survives before the
+   * boundary is only the current request (`pinned`, the latest user message, when it is before the
+   * boundary); the rest of that state is the index (all evictions), the last step and the variables.
+   */
+  seedEvicted(s: {
+    evictions: LogEvent[];
+    lastStep: number;
+    variableResults: Array<Pick<LogEvent, 'seq' | 'meta'>>;
+    pinned: LogEvent | null;
+  }): void {
+    if (this.groups.length || this.index.size) throw new Error('seedEvicted needs an empty view');
+    for (const r of s.variableResults) this.noteVariables(r);
+    this.lastStepSeen = Math.max(this.lastStepSeen, s.lastStep);
+    if (s.pinned) this.apply(s.pinned);
+    for (const e of s.evictions) this.apply(e);
+  }
+
+  private noteVariables(e: Pick<LogEvent, 'seq' | 'meta'>): void {
     const vars = (e.meta as Record<string, unknown>)?.variables;
     if (!Array.isArray(vars)) return;
     const seen = new Set<string>();

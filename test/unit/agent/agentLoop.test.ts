@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
 import { SubprocessKernel } from '../../../src/core/kernel/subprocessKernel';
 import { LoggedKernel } from '../../../src/core/kernel/loggedKernel';
-import { AgentLoop, type AgentProgress } from '../../../src/core/agent/agentLoop';
+import { AgentLoop, type AgentLog, type AgentProgress } from '../../../src/core/agent/agentLoop';
 import { indexLineBound } from '../../../src/core/agent/evictionIndex';
 import { ScriptedModelClient, requestText, requestTokens, type ScriptedRequest, type ScriptedTurn } from '../../../src/core/agent/testing/scriptedModel';
 import type { AgentTool } from '../../../src/core/agent/tools';
@@ -26,6 +26,16 @@ const FakeChecklistTool: AgentTool = {
     return lines.join('\n');
   },
 };
+
+/** The same log without SQL access: AgentLoop.open then replays the whole session. */
+function withoutSql(log: EventLog): AgentLog {
+  return {
+    append: (e) => log.append(e),
+    maxSeq: () => log.maxSeq(),
+    range: (a, b) => log.range(a, b),
+    iterateSession: (s, n) => log.iterateSession(s, n),
+  };
+}
 
 function sessionEvents(log: EventLog, session: string): LogEvent[] {
   return [...log.iterateSession(session)];
@@ -184,6 +194,15 @@ describe('AgentLoop: a 500+ step scripted session with a small budget', () => {
     assert.match(retrieval.content, new RegExp(`^\\d+ ${factTurn.seq} Remember this: the deploy passphrase for staging is ${FACT}`));
     assert.notEqual(factSeenInRequest, null, 'the retrieved fact reached the next model context');
 
+    // Rebuilt from the log — replaying only what follows the eviction boundary, or the whole
+    // session — the view and index equal the live ones.
+    const live = loop.view.fingerprint();
+    const fast = AgentLoop.open({ log, session, model, kernel, tools: [FakeChecklistTool], maxViewTokens: BUDGET, view: { indexCap: 4 } });
+    const full = AgentLoop.open({ log: withoutSql(log), session, model, kernel, tools: [FakeChecklistTool], maxViewTokens: BUDGET, view: { indexCap: 4 } });
+    assert.equal(fast.view.fingerprint(), live);
+    assert.equal(full.view.fingerprint(), live);
+    assert.ok(fast.view.eventsApplied < full.view.eventsApplied / 10, `fast rebuild applied ${fast.view.eventsApplied} of ${full.view.eventsApplied} events`);
+
     // Old tool outputs shrink to stubs naming the seq of the full copy; kernel variables are in the digest.
     const lastReq = model.requests[model.requests.length - 1];
     const sys = lastReq.messages[0].content;
@@ -251,8 +270,12 @@ describe('AgentLoop: restart in the middle', () => {
       await loop.run('second request: check more items', { maxSteps: 150 });
       const fingerprint = loop.view.fingerprint();
       const events = sessionEvents(log, session).map((e) => ({ seq: e.seq, kind: e.kind, content: e.content, meta: e.meta, step: e.step, toolCallId: e.toolCallId, parentSeq: e.parentSeq }));
-      // And a third instance opened on the final log agrees too.
+      // And instances opened on the final log agree too, with and without SQL access.
       const reopened = make(log).view.fingerprint();
+      assert.equal(
+        AgentLoop.open({ log: withoutSql(log), session, model: new ScriptedModelClient([]), tools: [FakeChecklistTool], maxViewTokens: 4000, view: { indexCap: 3 } }).view.fingerprint(),
+        reopened,
+      );
       log.close();
       return { fingerprint, events, fingerprintAtRestart, reopened };
     })();

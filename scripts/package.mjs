@@ -71,9 +71,12 @@ if (target === 'node') {
     cpSync(join(bs, 'package.json'), join(modules, 'better-sqlite3/package.json'));
     cpSync(join(bs, 'lib'), join(modules, 'better-sqlite3/lib'), { recursive: true });
     cpSync(binary, join(modules, 'better-sqlite3/build/Release/better_sqlite3.node'));
-    for (const dep of ['bindings', 'file-uri-to-path']) {
-      cpSync(join(root, 'node_modules', dep), join(modules, dep), { recursive: true });
+    // better-sqlite3 finds its binary through `bindings` (which needs file-uri-to-path): code and licences only.
+    for (const [dep, files] of [['bindings', ['package.json', 'bindings.js', 'LICENSE.md']], ['file-uri-to-path', ['package.json', 'index.js', 'LICENSE']]]) {
+      mkdirSync(join(modules, dep), { recursive: true });
+      for (const f of files) if (existsSync(join(root, 'node_modules', dep, f))) cpSync(join(root, 'node_modules', dep, f), join(modules, dep, f));
     }
+    cpSync(join(bs, 'LICENSE'), join(modules, 'better-sqlite3/LICENSE'));
     const probe = spawnSync(nodeForTarget, ['-e', "const D=require('better-sqlite3');const d=new D(':memory:');d.exec('CREATE VIRTUAL TABLE t USING fts5(x)');d.close();"], { cwd: join(stage, 'dist'), encoding: 'utf8' });
     if (probe.status === 0) driver = 'better-sqlite3';
     else {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -186,6 +186,33 @@ test('a bad line after the first committed-to-transaction batch still leaves the
     writeFileSync(join(dir, 'big.jsonl'), good.join('\n') + '\n');
     assert.deepEqual(JSON.parse(ok(scroll(dir, ['ingest', 'big.jsonl'])).stdout), { appended: 5200, first_seq: 1, last_seq: 5200 });
   });
+});
+
+test('scroll ingest killed with SIGKILL midway: all or nothing of the file, database passes quick_check', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-cli-kill-'));
+  try {
+    writeJsonl(join(dir, 'first.jsonl'), EVENTS.slice(0, 3));
+    ok(scroll(dir, ['ingest', 'first.jsonl']));
+    const lines = Array.from({ length: 30_000 }, (_, i) => JSON.stringify({ kind: 'note', role: 'system', content: `streamed event ${i} ${'with some filler words '.repeat(8)}` }));
+    writeFileSync(join(dir, 'big.jsonl'), lines.join('\n') + '\n');
+    const child = spawn(process.execPath, [CLI, 'ingest', 'big.jsonl'], { cwd: dir, stdio: 'ignore' });
+    const wal = join(dir, '.scroll', 'scroll.db-wal');
+    // Kill once the transaction is visibly under way (its pages reach the WAL), or when it ends.
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    let finished = false;
+    void exited.then(() => (finished = true));
+    while (!finished && !(existsSync(wal) && statSync(wal).size > 2_000_000)) await new Promise((r) => setTimeout(r, 10));
+    child.kill('SIGKILL');
+    await exited;
+    const stats = JSON.parse(ok(scroll(dir, ['stats', '--json'])).stdout);
+    assert.ok(stats.events === 3 || stats.events === 3 + lines.length, `events: ${stats.events}`);
+    const check = spawnSync(process.execPath, ['-e', `const { openDatabase } = require(${JSON.stringify(join(__dirname, '..', '..', '..', 'src', 'core', 'db'))}); const db = openDatabase(process.argv[1]); console.log(db.prepare('PRAGMA quick_check').all().map((r) => r.quick_check).join(','));`, join(dir, '.scroll', 'scroll.db')], { encoding: 'utf8', env: process.env });
+    assert.equal(check.stdout.trim(), 'ok', check.stderr);
+    // The log keeps working afterwards.
+    assert.equal(JSON.parse(ok(scroll(dir, ['ingest', 'first.jsonl'])).stdout).appended, 3);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('hostile search input never crashes the CLI', () => {

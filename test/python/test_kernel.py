@@ -150,8 +150,16 @@ class KernelProtocolTest(unittest.TestCase):
         self.assertEqual(r["error"]["ename"], "TimeoutError")
 
     def test_sigint_interrupts_a_cell(self):
-        self.k.send_raw(b'{"id": "sleepy", "code": "import time\\ntime.sleep(30)"}\n')
-        time.sleep(0.3)
+        # Not beside the log: the kernel refuses to write there.
+        flag_dir = tempfile.mkdtemp(prefix="scroll-flag-")
+        self.addCleanup(shutil.rmtree, flag_dir, True)
+        flag = os.path.join(flag_dir, "sleepy-started")
+        code = "import time\nopen(%r, 'w').close()\ntime.sleep(30)" % flag
+        self.k.send_raw((json.dumps({"id": "sleepy", "code": code}) + "\n").encode())
+        deadline = time.monotonic() + 10
+        while not os.path.exists(flag):  # the cell is running: now the interrupt has something to stop
+            self.assertLess(time.monotonic(), deadline, "the cell never started")
+            time.sleep(0.01)
         os.kill(self.k.proc.pid, signal.SIGINT)
         r = self.k.read(5)
         self.assertEqual(r["id"], "sleepy")

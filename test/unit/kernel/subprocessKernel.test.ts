@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
@@ -140,8 +140,10 @@ describe('SubprocessKernel', () => {
 
   test('an aborted cell is interrupted', async () => {
     const ac = new AbortController();
-    const p = kernel.execute('import time\ntime.sleep(30)', { signal: ac.signal });
-    setTimeout(() => ac.abort(), 200);
+    const flag = join(dir, 'abort-started');
+    const p = kernel.execute(`import time\nopen(${JSON.stringify(flag)}, "w").close()\ntime.sleep(30)`, { signal: ac.signal });
+    await waitFor(() => existsSync(flag)); // the cell is running: the interrupt has something to stop
+    ac.abort();
     const r = await p;
     assert.equal(r.error?.ename, 'KeyboardInterrupt');
     assert.ok(!r.restarted);

@@ -7,7 +7,7 @@ import type { LogEvent, NewEvent } from '../core/types';
 
 /** Fields export writes that ingest recomputes (new seq, derived sizes): accepted and ignored. */
 const DERIVED_FIELDS = new Set(['seq', 'payload', 'bytes', 'tokens']);
-const KNOWN_FIELDS = new Set(['kind', 'role', 'content', 'session', 'name', 'ts', 'meta', 'headline', 'step', 'tool_call_id', 'parent_seq']);
+const KNOWN_FIELDS = new Set(['kind', 'role', 'content', 'session', 'name', 'ts', 'meta', 'headline', 'step', 'tool_call_id', 'parent_seq', 'toolCallId', 'parentSeq']);
 
 export function eventToJson(e: LogEvent): Record<string, unknown> {
   return {
@@ -61,7 +61,8 @@ export function jsonToNewEvent(v: Record<string, unknown>, where: string, unknow
     meta: (meta as Record<string, unknown> | undefined) ?? undefined,
     headline: str('headline') ?? null,
     step: int('step') ?? null,
-    toolCallId: str('tool_call_id') ?? null,
-    parentSeq: int('parent_seq') ?? null,
+    // snake_case as exported; the camelCase of the TypeScript API is accepted too.
+    toolCallId: str('tool_call_id') ?? str('toolCallId') ?? null,
+    parentSeq: int('parent_seq') ?? int('parentSeq') ?? null,
   };
 }

@@ -113,69 +113,72 @@ function withoutSql(log) {
   return { append: (e) => log.append(e), maxSeq: () => log.maxSeq(), range: (a, b) => log.range(a, b), iterateSession: (s, n) => log.iterateSession(s, n) };
 }
 
-const results = [];
-// The first size runs twice; the first pass only warms up the JIT and is not reported.
-const runs = [{ size: sizes[0], warmup: true }, ...sizes.map((size) => ({ size, warmup: false }))];
-for (const { size, warmup } of runs) {
+// Phase 1: write each history and open a loop on it (timing the restart rebuild, both ways).
+const setups = [];
+for (const size of sizes) {
   const dir = mkdtempSync(join(tmpdir(), 'scroll-view-bench-'));
   const log = EventLog.open({ workspace: dir, session: SESSION, redact: false });
-  try {
-    let t = performance.now();
-    const planned = await synthesize(log, size);
-    const fillMs = performance.now() - t;
-
-    globalThis.gc?.();
-    t = performance.now();
-    let turn = 0;
-    const model = new ScriptedModelClient(() => ({ toolCalls: [{ id: `live${++turn}`, name: 'check_item', input: { item: 1_000_000 + turn } }] }), {
-      maxInputTokens: budget * 4,
-      keepRequests: 1,
-    });
-    const steps = [];
-    const loop = AgentLoop.open({
-      log,
-      session: SESSION,
-      model,
-      tools: [BenchTool],
-      maxViewTokens: budget,
-      titleModel: null,
-      view: { indexCap: 8 },
-      onProgress: (p) => {
-        if (p.type === 'step') steps.push(p);
-      },
-    });
-    const rebuildMs = performance.now() - t;
-    const historyEvents = log.maxSeq();
-    if (loop.view.fingerprint() !== planned.fingerprint()) throw new Error('the view rebuilt from the log differs from the one that wrote it');
-    t = performance.now();
-    const fullReplay = AgentLoop.open({ log: withoutSql(log), session: SESSION, model, tools: [BenchTool], maxViewTokens: budget, titleModel: null, view: { indexCap: 8 } });
-    const fullRebuildMs = performance.now() - t;
-    if (fullReplay.view.fingerprint() !== planned.fingerprint()) throw new Error('the fully replayed view differs from the one that wrote the log');
-
-    globalThis.gc?.();
-    await loop.run('Keep going with the checklist.', { maxSteps: liveSteps });
-    const ms = steps.map((s) => s.viewMs);
-    const session = log.sessions().find((s) => s.session === SESSION);
-    if (warmup) continue;
-    results.push({
-      size,
-      events: historyEvents,
-      fillMs,
-      rebuildMs,
-      fullRebuildMs,
-      medianMs: median(ms),
-      p95Ms: p95(ms),
-      meanViewTokens: steps.reduce((a, s) => a + s.viewTokens, 0) / steps.length,
-      maxViewTokens: Math.max(...steps.map((s) => s.viewTokens)),
-      loggedTokens: session.tokens,
-      segments: loop.view.index.segments,
-      indexLines: loop.view.index.size,
-    });
-  } finally {
-    log.close();
-    rmSync(dir, { recursive: true, force: true });
+  let t = performance.now();
+  const planned = await synthesize(log, size);
+  const fillMs = performance.now() - t;
+  globalThis.gc?.();
+  let turn = 0;
+  const model = new ScriptedModelClient(() => ({ toolCalls: [{ id: `live${++turn}`, name: 'check_item', input: { item: 1_000_000 + turn } }] }), {
+    maxInputTokens: budget * 4,
+    keepRequests: 1,
+  });
+  const steps = [];
+  const options = { session: SESSION, model, tools: [BenchTool], maxViewTokens: budget, titleModel: null, view: { indexCap: 8 } };
+  if (!setups.length) {
+    // Warm both rebuild paths up on the smallest log so the first timing is not a cold JIT.
+    AgentLoop.open({ ...options, log });
+    AgentLoop.open({ ...options, log: withoutSql(log) });
   }
+  t = performance.now();
+  const loop = AgentLoop.open({ ...options, log, onProgress: (p) => p.type === 'step' && steps.push(p) });
+  const rebuildMs = performance.now() - t;
+  if (loop.view.fingerprint() !== planned.fingerprint()) throw new Error('the view rebuilt from the log differs from the one that wrote it');
+  t = performance.now();
+  const fullReplay = AgentLoop.open({ ...options, log: withoutSql(log) });
+  const fullRebuildMs = performance.now() - t;
+  if (fullReplay.view.fingerprint() !== planned.fingerprint()) throw new Error('the fully replayed view differs from the one that wrote the log');
+  setups.push({ size, dir, log, loop, steps, fillMs, rebuildMs, fullRebuildMs, events: log.maxSeq() });
 }
+
+// Phase 2: live steps, interleaved in chunks across sizes so that load and GC on a shared machine
+// hit every size alike. The first chunk of each is a warm-up and not counted.
+const CHUNK = 10;
+try {
+  for (const s of setups) await s.loop.run('Warm up.', { maxSteps: CHUNK });
+  for (const s of setups) s.steps.length = 0;
+  for (let done = 0; done < liveSteps; done += CHUNK) {
+    for (const s of setups) await s.loop.run(`Continue with the checklist (${done}).`, { maxSteps: Math.min(CHUNK, liveSteps - done) });
+  }
+} finally {
+  for (const s of setups) s.log.close();
+}
+
+const results = setups.map((s) => {
+  const ms = s.steps.map((p) => p.viewMs);
+  const log = EventLog.open({ path: join(s.dir, '.scroll', 'scroll.db'), readonly: true });
+  const session = log.sessions().find((x) => x.session === SESSION);
+  log.close();
+  rmSync(s.dir, { recursive: true, force: true });
+  return {
+    size: s.size,
+    events: s.events,
+    fillMs: s.fillMs,
+    rebuildMs: s.rebuildMs,
+    fullRebuildMs: s.fullRebuildMs,
+    medianMs: median(ms),
+    p95Ms: p95(ms),
+    meanViewTokens: s.steps.reduce((a, p) => a + p.viewTokens, 0) / s.steps.length,
+    maxViewTokens: Math.max(...s.steps.map((p) => p.viewTokens)),
+    loggedTokens: session.tokens,
+    segments: s.loop.view.index.segments,
+    indexLines: s.loop.view.index.size,
+  };
+});
 
 console.log(`working view: ${liveSteps} live steps per size, budget ${fmt(budget)} tokens, index cap 8`);
 console.log('events in log at start | view build per step median / p95 | ratio vs first | view tokens mean (max) | logged tokens | exposed | index lines / segments | restart rebuild (full replay)');

@@ -87,17 +87,23 @@ export class EvictionIndex {
 
   /** Number of level-0 segments added. */
   get segments(): number {
-    return this.leafBlocks.length;
+    let n = 0;
+    for (const row of this.levels) for (const b of row) n += b.segments;
+    return n;
   }
 
-  /** Level-0 blocks in the order they were added. */
+  /** Level-0 blocks in the order they were added to this instance. */
   leaves(): IndexBlock[] {
     return [...this.leafBlocks];
   }
 
-  /** A copy of this index with one more level-0 block (what the index will be after a sweep). */
+  /**
+   * A copy of this index with one more level-0 block (what the index will be after a sweep).
+   * Copies only the level rows (O(k·log n)); `leaves()` of the copy holds just the new block.
+   */
   withBlock(block: { fromSeq: number; toSeq: number; title: IndexTitle; evictionSeq: number | null }): EvictionIndex {
-    const copy = EvictionIndex.fromLevel0(this.leafBlocks, this.cap);
+    const copy = new EvictionIndex(this.cap);
+    for (const row of this.levels) copy.levels.push([...row]);
     copy.add(block);
     return copy;
   }

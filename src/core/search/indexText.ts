@@ -10,7 +10,6 @@
  *    `user` finds it while the whole token stays findable in body/code;
  *  - headline: the model-written one-line note.
  */
-import { identifierParts } from './tokens';
 
 export interface IndexDocument {
   body: string;
@@ -20,12 +19,6 @@ export interface IndexDocument {
 }
 
 const FENCE = /(```|~~~)[^\n]*\n([\s\S]*?)(?:\1|$)/g;
-
-/**
- * A compound identifier starting at a token boundary: snake_case, camelCase, ACRONYMWord. The
- * lookbehind keeps the scan linear (no retries from the middle of a long token).
- */
-const COMPOUND = /(?<![A-Za-z0-9_])[A-Za-z0-9_]*?(?:_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z])[A-Za-z0-9_]*/g;
 
 /** Longer tokens (hashes, base64, minified code) are not identifiers; splitting them only adds noise. */
 const MAX_IDENTIFIER_LENGTH = 64;
@@ -46,17 +39,97 @@ export function buildIndexDocument(content: string, headline?: string | null): I
   return { body, code, parts: compoundParts(head ? content + '\n' + head : content), headline: head };
 }
 
-/** Parts of every distinct compound identifier in the text, space-separated, one identifier per line. */
+// Character classes of the ASCII identifier alphabet, by char code.
+const OTHER = 0;
+const LOWER = 1;
+const UPPER = 2;
+const DIGIT = 3;
+const UNDERSCORE = 4;
+const CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  CLASS[c] = c >= 97 && c <= 122 ? LOWER : c >= 65 && c <= 90 ? UPPER : c >= 48 && c <= 57 ? DIGIT : c === 95 ? UNDERSCORE : OTHER;
+}
+const cls = (c: number) => (c < 128 ? CLASS[c] : OTHER);
+
+/**
+ * Parts of every distinct compound identifier in the text (snake_case, camelCase, ACRONYMWord),
+ * space-separated, one identifier per line, lower case. One pass over char codes: this runs on
+ * every append. Splits exactly like `identifierParts` (the query side), which a test checks.
+ */
 export function compoundParts(text: string): string {
   const seen = new Set<string>();
   const out: string[] = [];
-  COMPOUND.lastIndex = 0;
-  for (let m = COMPOUND.exec(text); m !== null; m = COMPOUND.exec(text)) {
-    const token = m[0];
-    if (token.length > MAX_IDENTIFIER_LENGTH || seen.has(token)) continue;
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (cls(text.charCodeAt(i)) === OTHER) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let compound = false;
+    let prev = OTHER;
+    let prev2 = OTHER;
+    for (; i < n; i++) {
+      const c = cls(text.charCodeAt(i));
+      if (c === OTHER) break;
+      if (!compound) {
+        if (prev === UNDERSCORE && c !== UNDERSCORE) compound = true;
+        else if ((prev === LOWER || prev === DIGIT) && c === UPPER) compound = true;
+        else if (prev2 === UPPER && prev === UPPER && c === LOWER) compound = true;
+      }
+      prev2 = prev;
+      prev = c;
+    }
+    if (!compound || i - start > MAX_IDENTIFIER_LENGTH) continue;
+    const token = text.slice(start, i);
+    if (seen.has(token)) continue;
     seen.add(token);
-    const parts = identifierParts(token);
-    if (parts.length > 0 && parts.length <= MAX_PARTS) out.push(parts.join(' '));
+    let parts = splitCache.get(token);
+    if (parts === undefined) {
+      parts = splitIdentifier(token);
+      if (splitCache.size >= 100_000) splitCache.clear();
+      splitCache.set(token, parts);
+    }
+    if (parts !== null) out.push(parts);
   }
   return out.join('\n');
+}
+
+/** Identifiers recur across events (Zipf), so their split form is memoised. */
+const splitCache = new Map<string, string | null>();
+
+/** `getHTTPServer_v2` → `get http server v2` (null when over MAX_PARTS parts). */
+function splitIdentifier(token: string): string | null {
+  const parts = splitCompound(token);
+  return parts.length > MAX_PARTS ? null : parts.join(' ').toLowerCase();
+}
+
+/**
+ * The parts of an identifier, case kept: split at `_`, lower/digit→Upper and at the last capital of
+ * an acronym before a lower-case letter. A char-class scan, same result as `identifierParts`.
+ */
+export function splitCompound(token: string): string[] {
+  const parts: string[] = [];
+  let from = -1; // start of the current part, -1 between parts
+  const n = token.length;
+  for (let j = 0; j < n; j++) {
+    const c = cls(token.charCodeAt(j));
+    if (c === UNDERSCORE) {
+      if (from >= 0) parts.push(token.slice(from, j));
+      from = -1;
+      continue;
+    }
+    if (from < 0) {
+      from = j;
+      continue;
+    }
+    const p = cls(token.charCodeAt(j - 1));
+    if (((p === LOWER || p === DIGIT) && c === UPPER) || (p === UPPER && c === UPPER && j + 1 < n && cls(token.charCodeAt(j + 1)) === LOWER)) {
+      parts.push(token.slice(from, j));
+      from = j;
+    }
+  }
+  if (from >= 0) parts.push(token.slice(from));
+  return parts;
 }

@@ -34,3 +34,18 @@ test('headline identifiers are split too; hashes and blobs are not', () => {
   const blob = 'aGVsbG8gV29ybGQhIFRoaXMgaXMgYSBsb25nIGJhc2U2NCBzdHJpbmcgdGhhdCBpcyBub3QgYW4gaWRlbnRpZmllcg';
   assert.equal(buildIndexDocument(blob).parts, '');
 });
+
+test('index-side splitting equals query-side splitting (else part phrases would not match)', () => {
+  const alphabet = ['a', 'b', 'Z', 'Q', '_', '7', 'x', 'Y', 'k'];
+  let seed = 12345;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  for (let n = 0; n < 3000; n++) {
+    let tok = '';
+    const len = 2 + Math.floor(rand() * 14);
+    for (let i = 0; i < len; i++) tok += alphabet[Math.floor(rand() * alphabet.length)];
+    const want = isCompound(tok) ? identifierParts(tok) : [];
+    const got = compoundParts(tok);
+    if (want.length === 0 || want.length > 8) assert.equal(got, '', tok);
+    else assert.equal(got, want.join(' '), tok);
+  }
+});

@@ -48,7 +48,7 @@ describe('Scroll commands and tabs', () => {
     await waitFor('the hit to be selectable', async () => {
       await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
       return vscode.window.activeTextEditor?.document.uri.scheme === 'scroll' || undefined;
-    }, 10_000, 200);
+    }, 30_000, 250);
     await done;
     assert.equal(vscode.window.activeTextEditor!.document.uri.toString(), `scroll:/event/${hits.hits[0].seq}.md`);
   });

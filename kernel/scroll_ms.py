@@ -270,15 +270,23 @@ class MemorySpace:
         return Rows(rows, columns, truncated)
 
     def index(self, session=None):
-        """The eviction index of this session: one dict per block, oldest first, each with its
-        seq span (e.g. 'from'/'to'), 'level' and 'title' as the agent wrote them, plus
-        'event_seq' (the seq of the eviction event). Expand a span with ms.range(from, to)."""
+        """The eviction index of this session as it stands now: one dict per block, oldest first,
+        with its seq span ('from_seq'/'to_seq'), 'level' (0 = one eviction, higher = merged) and
+        'title' ({task, state, next}), plus 'event_seq' (the eviction event that recorded it).
+        Evicted turns are still in the log: ms.range(b['from_seq'], b['to_seq'])."""
         session = session if session is not None else self.session
         if session is None:
-            rows = self._conn.execute("SELECT seq, meta FROM events WHERE kind = 'eviction' ORDER BY seq")
+            rows = self._conn.execute("SELECT seq, meta FROM events WHERE kind = 'eviction' ORDER BY seq").fetchall()
         else:
             rows = self._conn.execute(
-                "SELECT seq, meta FROM events WHERE kind = 'eviction' AND session = ? ORDER BY seq", (session,))
+                "SELECT seq, meta FROM events WHERE kind = 'eviction' AND session = ? ORDER BY seq", (session,)).fetchall()
+        if not rows:
+            return []
+        # The agent records the whole (merged) index after each eviction: the last one is current.
+        last = _json_obj(rows[-1]["meta"])
+        snapshot = last.get("index")
+        if isinstance(snapshot, list) and all(isinstance(b, dict) for b in snapshot):
+            return [_AttrDict(b, event_seq=rows[-1]["seq"]) for b in snapshot]
         out = []
         for row in rows:
             meta = _json_obj(row["meta"])
@@ -307,9 +315,9 @@ class MemorySpace:
                 data = f.read()
         except FileNotFoundError:
             raise FileNotFoundError("ms.payload: payload %s is missing from %s" % (handle, self.payload_dir)) from None
-        if data[:2] == b"\x1f\x8b":  # stored gzip-compressed
-            import gzip
-            data = gzip.decompress(data)
+        import hashlib
+        if hashlib.sha256(data).hexdigest() != handle:
+            raise ValueError("ms.payload: payload %s is damaged (its bytes no longer match its sha256)" % handle)
         return data
 
     def _event(self, row):

@@ -218,6 +218,13 @@ class MemorySpaceTest(unittest.TestCase):
             self.ms.payload("../../etc/passwd")
         with self.assertRaises(FileNotFoundError):
             self.ms.payload("0" * 64)
+        bad = "1" * 64
+        os.makedirs(os.path.join(self.tmp, "payloads", "11"), exist_ok=True)
+        with open(os.path.join(self.tmp, "payloads", "11", bad), "wb") as f:
+            f.write(b"not what the handle says")
+        with self.assertRaises(ValueError) as cm:
+            self.ms.payload(bad)
+        self.assertIn("damaged", str(cm.exception))
 
     def test_payload_json_is_parsed(self):
         data = json.dumps({"rows": list(range(3000))}).encode()
@@ -263,12 +270,37 @@ class MemorySpaceTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.ms.sql("SELECT 1; SELECT 2")
 
-    def test_index_returns_eviction_blocks_in_order(self):
+    def test_index_without_snapshots_lists_each_eviction_block(self):
         idx = self.ms.index()
         self.assertEqual([(b["from"], b["to"], b["level"]) for b in idx], [(1, 2, 0), (1, 3, 1)])
         self.assertEqual(idx[0]["title"]["task"], "build")
         self.assertEqual(idx[1]["event_seq"], self.seqs["ev2"])
         self.assertEqual(self.ms.index(session="s2"), [])
+
+    def test_index_is_the_latest_snapshot_the_agent_recorded(self):
+        tmp = tempfile.mkdtemp(prefix="scroll-ms-index-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        b = make_builder(tmp)
+        for i in range(6):
+            b.add("model_turn", "assistant", "turn %d" % i, session="a")
+        t = lambda n: {"task": "t%d" % n, "state": "s", "next": "n"}  # noqa: E731
+        # The agent loop's eviction meta (src/core/agent/agentLoop.ts evictionMeta): the level-0
+        # block of this sweep and the whole index after it.
+        first = b.add("eviction", "system", "Evicted seq 1-2", session="a", meta={
+            "level": 0, "from_seq": 1, "to_seq": 2, "title": t(1),
+            "index": [{"level": 0, "from_seq": 1, "to_seq": 2, "segments": 1, "title": t(1)}]})
+        last = b.add("eviction", "system", "Evicted seq 3-4", session="a", meta={
+            "level": 0, "from_seq": 3, "to_seq": 4, "title": t(2),
+            "index": [{"level": 1, "from_seq": 1, "to_seq": 2, "segments": 1, "title": t(1)},
+                      {"level": 0, "from_seq": 3, "to_seq": 4, "segments": 1, "title": t(2)}]})
+        b.close()
+        ms = scroll_ms.connect(os.path.join(tmp, "scroll.db"), session="a")
+        self.addCleanup(ms.close)
+        idx = ms.index()
+        self.assertEqual([(e.level, e.from_seq, e.to_seq) for e in idx], [(1, 1, 2), (0, 3, 4)])
+        self.assertEqual({e.event_seq for e in idx}, {last})
+        self.assertNotEqual(first, last)
+        self.assertEqual([e.content for e in ms.range(idx[1].from_seq, idx[1].to_seq)], ["turn 2", "turn 3"])
 
     def test_help_is_short_and_every_method_documented(self):
         doc = scroll_ms.MemorySpace.__doc__

@@ -113,6 +113,9 @@ export class WorkingView {
   private lastStepSeen = 0;
   private appliedCount = 0;
   private readonly variables = new Map<string, VariableDigestEntry>();
+  /** Bumped whenever the index or the variables change: the system message is rebuilt only then. */
+  private memoryVersion = 0;
+  private systemText: { version: number; text: string } | null = null;
   private systemCache: { text: string; tokens: number } | null = null;
   private toolsCache: { tools: ToolDefinition[]; tokens: number } | null = null;
 
@@ -192,6 +195,7 @@ export class WorkingView {
         });
         this.evictedThroughSeq = Math.max(this.evictedThroughSeq, to);
         this.index.add({ fromSeq: from, toSeq: to, title: titleFromMeta(m.title), evictionSeq: e.seq });
+        this.memoryVersion++;
         break;
       }
       default:
@@ -231,9 +235,17 @@ export class WorkingView {
       const prev = this.variables.get(name);
       const t = String(type ?? '?');
       const s = String(size ?? '');
-      if (!prev || prev.type !== t || prev.size !== s) this.variables.set(name, { name, type: t, size: s, seq: e.seq });
+      if (!prev || prev.type !== t || prev.size !== s) {
+        this.variables.set(name, { name, type: t, size: s, seq: e.seq });
+        this.memoryVersion++;
+      }
     }
-    for (const name of [...this.variables.keys()]) if (!seen.has(name)) this.variables.delete(name);
+    for (const name of [...this.variables.keys()]) {
+      if (!seen.has(name)) {
+        this.variables.delete(name);
+        this.memoryVersion++;
+      }
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -291,8 +303,11 @@ export class WorkingView {
   }
 
   systemMessage(): string {
-    const mem = this.memorySection();
-    return mem ? `${this.systemPrompt}\n\n${mem}` : this.systemPrompt;
+    if (this.systemText?.version !== this.memoryVersion) {
+      const mem = this.memorySection();
+      this.systemText = { version: this.memoryVersion, text: mem ? `${this.systemPrompt}\n\n${mem}` : this.systemPrompt };
+    }
+    return this.systemText.text;
   }
 
   /** The messages the model would see for the next call (no measuring, no eviction). */
@@ -370,6 +385,7 @@ export class WorkingView {
   async measure(tools: ToolDefinition[], squeeze: Squeeze = 0): Promise<number> {
     let total = await this.toolTokens(tools);
     const sys = this.systemMessage();
+    // The same string object while nothing changed, so this comparison returns at once.
     if (!this.systemCache || this.systemCache.text !== sys) {
       this.systemCache = { text: sys, tokens: (await this.counter(sys)) + MESSAGE_OVERHEAD_TOKENS };
     }

@@ -78,7 +78,8 @@ class Hits(list):
 
 class Event(_AttrDict):
     """One logged event with its FULL content: seq, session, kind, role, name, content, ts, meta,
-    step, tool_call_id, parent_seq, headline, payload (sha256 handle or None), bytes, tokens."""
+    step, tool_call_id, parent_seq, headline, payload (sha256 handle or None), bytes, tokens;
+    'payload_error' is set when the full content could not be read (content is then a preview)."""
 
     __slots__ = ()
 
@@ -323,14 +324,21 @@ class MemorySpace:
     def _event(self, row):
         content = row["content"]
         handle = row["payload"]
+        problem = None
         if handle:
-            data = self._payload_bytes(handle)
-            content = data.decode("utf-8", errors="replace")
-        return Event(
+            try:
+                content = self._payload_bytes(handle).decode("utf-8", errors="replace")
+            except (OSError, ValueError) as exc:
+                # One unreadable payload must not hide the other events: keep the stored preview.
+                problem = str(exc)
+        event = Event(
             seq=row["seq"], session=row["session"], kind=row["kind"], role=row["role"], name=row["name"],
             content=content, ts=row["ts"], meta=_json_obj(row["meta"]), step=row["step"],
             tool_call_id=row["tool_call_id"], parent_seq=row["parent_seq"], headline=row["headline"],
             payload=handle, bytes=row["bytes"], tokens=row["tokens"])
+        if problem:
+            event["payload_error"] = problem + " — content is the stored preview"
+        return event
 
 
 def _plain(h):

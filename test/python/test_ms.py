@@ -190,6 +190,22 @@ class MemorySpaceTest(unittest.TestCase):
         self.assertEqual(ev.bytes, len(self.big.encode()))
         self.assertEqual(ev.name, "read_file")
 
+    def test_expand_keeps_going_when_a_payload_is_missing(self):
+        tmp = tempfile.mkdtemp(prefix="scroll-ms-missing-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        b = make_builder(tmp)
+        big = b.add("tool_result", "tool", "x" * 20000)
+        small = b.add("note", "user", "small")
+        b.close()
+        shutil.rmtree(os.path.join(tmp, "payloads"))
+        ms = scroll_ms.connect(os.path.join(tmp, "scroll.db"))
+        self.addCleanup(ms.close)
+        evs = ms.expand([big, small])
+        self.assertIn("missing", evs[0]["payload_error"])
+        self.assertTrue(evs[0].content.startswith("xxx"))
+        self.assertEqual(evs[1].content, "small")
+        self.assertNotIn("payload_error", evs[1])
+
     def test_expand_unknown_seq(self):
         with self.assertRaises(KeyError) as cm:
             self.ms.expand([1, 999999])

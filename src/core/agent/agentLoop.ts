@@ -177,9 +177,13 @@ export class AgentLoop {
   }
 
   private rebuildFromBoundary(db: NonNullable<AgentLog['database']>): boolean {
-    const rows = db.prepare("SELECT seq FROM events WHERE kind = 'eviction' AND session = ? ORDER BY seq").all(this.session) as Array<{ seq: number }>;
+    // An eviction event acts on the view through its seq and meta only: one query reads them all.
+    const rows = db.prepare("SELECT seq, meta FROM events WHERE kind = 'eviction' AND session = ? ORDER BY seq").all(this.session) as Array<{ seq: number; meta: string }>;
     if (!rows.length) return false;
-    const evictions = rows.map((r) => this.log.range(Number(r.seq), Number(r.seq))[0]).filter((e): e is LogEvent => !!e);
+    const evictions: LogEvent[] = rows.map((r) => ({
+      seq: Number(r.seq), session: this.session, kind: 'eviction', role: 'system', name: null, content: '', ts: '',
+      meta: parseMeta(r.meta), step: null, toolCallId: null, parentSeq: null, headline: null, payload: null, bytes: 0, tokens: 0,
+    }));
     let boundary = 0;
     for (const e of evictions) {
       const to = Number((e.meta as Record<string, unknown>).to_seq);

@@ -99,5 +99,5 @@ for (const cat of [...new Set(questions.map((q) => q.category))].sort()) {
   const b = plainPorter.filter((r) => r.category === cat);
   console.log(`  category ${cat}: ${String(a.length).padStart(4)} questions  ${recallAt(a, 10).toFixed(3)} / ${recallAt(b, 10).toFixed(3)}`);
 }
-console.log(`broadened (AND found < min(k,3)): ${broadenedQueries} of ${questions.length} queries`);
+console.log(`queries whose top ${maxK} include broadened hits (OR or context): ${broadenedQueries} of ${questions.length}`);
 console.log(`ingest ${ingestMs.toFixed(0)} ms; ${questions.length} searches ${oursMs.toFixed(0)} ms (${(oursMs / questions.length).toFixed(2)} ms each)`);

@@ -217,6 +217,8 @@ export interface JupyterKernelOptions extends BootstrapTarget {
   defaultTimeoutMs?: number;
   /** After cancelling at the limit: how long the kernel may take to stop before we give up on it. */
   interruptGraceMs?: number;
+  /** Limit of the first (bootstrap) call, which includes the user answering the access prompt. Default 5 min. */
+  initTimeoutMs?: number;
 }
 
 export class JupyterKernel implements Kernel {
@@ -267,7 +269,8 @@ export class JupyterKernel implements Kernel {
     if (this.api.language && this.api.language.toLowerCase() !== 'python') {
       throw new JupyterUnavailableError(`the notebook's kernel runs ${this.api.language}, not Python`);
     }
-    const r = await this.runRaw(bootstrapCode(this.opts), 30000);
+    // Long limit: this first call waits for the user to answer the extension's access prompt.
+    const r = await this.runRaw(bootstrapCode(this.opts), this.opts.initTimeoutMs ?? 300000);
     if (r.error) {
       throw new JupyterUnavailableError(`the bootstrap cell failed in the Jupyter kernel: ${r.error.ename}: ${r.error.evalue}`);
     }

@@ -6,12 +6,23 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { EventLog } from '../core/log/eventLog';
+import type { EventLog } from '../core/log/eventLog';
 import type { Kernel, KernelStatus } from '../core/kernel/kernel';
-import { scrollExecTool, type ToolContext, type ToolOutput } from '../core/agent/tools';
-import { formatKernelResult, LoggedKernel } from '../core/kernel/loggedKernel';
-import { sessionKernelFactory } from './kernel/factory';
+import type { ToolContext, ToolOutput } from '../core/agent/tools';
 import { readConfig, workspaceRoot, type ScrollConfig } from './config';
+
+/**
+ * Modules loaded on first use, not at activation: the bundle evaluates (and V8 fully compiles) them
+ * only when the log, a kernel or the agent is first needed.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+const lazy = {
+  eventLog: () => require('../core/log/eventLog') as typeof import('../core/log/eventLog'),
+  agentTools: () => require('../core/agent/tools') as typeof import('../core/agent/tools'),
+  loggedKernel: () => require('../core/kernel/loggedKernel') as typeof import('../core/kernel/loggedKernel'),
+  kernelFactory: () => require('./kernel/factory') as typeof import('./kernel/factory'),
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 export interface SessionFigures {
   session: string;
@@ -82,7 +93,7 @@ export class ScrollServices implements vscode.Disposable {
       throw new Error(`This workspace has no Scroll history yet (${cfg.logPath}); it is created when the workspace is trusted and @scroll runs.`);
     }
     if (!readonly) ensureScrollFolder(cfg.logPath);
-    this.logInstance = EventLog.open({
+    this.logInstance = lazy.eventLog().EventLog.open({
       path: cfg.logPath,
       workspace: this.workspace,
       redact: cfg.redact,
@@ -153,12 +164,13 @@ export class ScrollServices implements vscode.Disposable {
       const expected = [...this.pendingExec.values()].find((p) => !p.output);
       if (expected) {
         const kernel = await this.kernel(expected.ctx.session);
-        const tool = scrollExecTool(kernel, { timeoutMs: this.config.kernelTimeoutMs, kernelLogsCells: false });
+        const tool = lazy.agentTools().scrollExecTool(kernel, { timeoutMs: this.config.kernelTimeoutMs, kernelLogsCells: false });
         const r = await tool.invoke({ code }, { ...expected.ctx, signal: abort.signal });
         expected.output = typeof r === 'string' ? { content: r } : r;
         return expected.output;
       }
       const session = this.activeSessionId ?? this.toolsSession;
+      const { LoggedKernel, formatKernelResult } = lazy.loggedKernel();
       const kernel = new LoggedKernel(await this.kernel(session), this.log());
       const r = await kernel.execute(code, { session, timeoutMs: this.config.kernelTimeoutMs, signal: abort.signal });
       this.notifyLogChanged();
@@ -241,7 +253,7 @@ export class ScrollServices implements vscode.Disposable {
  * process (src/vscode/kernel/factory.ts). Cells are logged by whoever runs them.
  */
 export function defaultKernelFactory(extensionPath: string): KernelFactory {
-  return sessionKernelFactory(extensionPath, { logCells: false });
+  return (opts) => lazy.kernelFactory().sessionKernelFactory(extensionPath, { logCells: false })(opts);
 }
 
 /** `.scroll/` with a `.gitignore` of `*`, so the log never lands in version control. */

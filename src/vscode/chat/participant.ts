@@ -13,7 +13,7 @@ import { sessionIndex } from '../history/historyQueries';
 import type { ScrollServices } from '../services';
 import { resolveInWorkspace } from '../tools/workspaceFiles';
 import { TOOL_NAMES } from '../tools/registerTools';
-import { AgentSession } from './agentSession';
+import type { AgentSession } from './agentSession';
 import { OPEN_EVENT_COMMAND, openEventLink, openRangeLink, SeqLinkStreamer, seqRanges } from './chatLinks';
 
 export const PARTICIPANT_ID = 'scroll.agent';
@@ -65,7 +65,10 @@ export function registerChatParticipant(context: vscode.ExtensionContext, servic
   const sessions = new Map<string, AgentSession>();
   const sessionFor = (id: string) => {
     let s = sessions.get(id);
-    if (!s) sessions.set(id, (s = new AgentSession(id, services)));
+    // The agent loop is loaded on the first @scroll request, not at activation.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { AgentSession: Session } = require('./agentSession') as typeof import('./agentSession');
+    if (!s) sessions.set(id, (s = new Session(id, services)));
     return s;
   };
 

@@ -6,7 +6,6 @@
  */
 import * as vscode from 'vscode';
 import type { ChatMessage, ToolCall, ToolDefinition } from '../../core/agent/model';
-import { OpenAICompatibleClient } from '../../core/agent/openaiClient';
 import { readConfig } from '../config';
 
 export const OPENAI_VENDOR = 'scroll';
@@ -40,6 +39,8 @@ export function registerOpenAIProvider(context: vscode.ExtensionContext): void {
       const c = config();
       if (!c.baseUrl || !c.model) throw new Error('Scroll: set scroll.openai.baseUrl and scroll.openai.model to use the OpenAI-compatible provider.');
       const apiKey = (await context.secrets.get(OPENAI_KEY_SECRET)) || undefined;
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { OpenAICompatibleClient } = require('../../core/agent/openaiClient') as typeof import('../../core/agent/openaiClient');
       const client = new OpenAICompatibleClient({ baseUrl: c.baseUrl, model: c.model, apiKey, maxInputTokens: c.maxInputTokens });
       const abort = new AbortController();
       const sub = token.onCancellationRequested(() => abort.abort());

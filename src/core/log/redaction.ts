@@ -53,7 +53,8 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'github_token', pattern: /\bgh[pousr]_[A-Za-z0-9]{30,255}\b/g, triggers: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'] },
   { type: 'github_token', pattern: /\bgithub_pat_[A-Za-z0-9_]{22,255}/g, triggers: ['github_pat_'] },
   { type: 'anthropic_key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g, triggers: ['sk-ant-'] },
-  { type: 'openai_key', pattern: /\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}/g, triggers: ['sk-'] },
+  // A digit somewhere: real keys always have one, long hyphenated words (`sk-learn-…`) do not.
+  { type: 'openai_key', pattern: /\bsk-(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{20,}/g, triggers: ['sk-'] },
   { type: 'slack_token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, triggers: ['xox'] },
   { type: 'slack_webhook', pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+/g, triggers: ['hooks.slack.com'] },
   { type: 'google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g, triggers: ['AIza'] },
@@ -71,9 +72,18 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
     triggers: ['://'],
   },
   {
-    // env files, shell exports, YAML/INI: a secret-looking name at the start of a line.
+    // env files, shell exports, YAML/INI, code: a secret-looking name at the start of a line,
+    // then a quoted value (a trailing `,`/`;` and comment are kept)…
     type: 'secret',
-    pattern: new RegExp(String.raw`^([ \t]*(?:export[ \t]+)?["']?${SECRET_NAME}["']?[ \t]*[=:][ \t]*)("[^"\n]+"|'[^'\n]+'|[^\s"'#][^\n#]*?)([ \t]*(?:#.*)?)$`, 'gim'),
+    pattern: new RegExp(String.raw`^([ \t]*(?:export[ \t]+)?["']?${SECRET_NAME}["']?[ \t]*[=:][ \t]*)("[^"\n]+"|'[^'\n]+')([ \t]*[,;]?[ \t]*(?:(?:#|//).*)?)$`, 'gim'),
+    secretGroup: 2,
+    triggerPattern: SECRET_WORD_HINT,
+    keep: notASecretValue,
+  },
+  {
+    // …or an unquoted value up to the end of the line or a comment.
+    type: 'secret',
+    pattern: new RegExp(String.raw`^([ \t]*(?:export[ \t]+)?["']?${SECRET_NAME}["']?[ \t]*[=:][ \t]*)([^\s"'#][^\n#]*?)([ \t]*(?:#.*)?)$`, 'gim'),
     secretGroup: 2,
     triggerPattern: SECRET_WORD_HINT,
     keep: notASecretValue,
@@ -88,10 +98,21 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   },
 ];
 
-/** `max_tokens: 100`, `API_KEY=$API_KEY`, `password: null` name a secret but do not hold one. */
+/**
+ * `max_tokens: 100`, `API_KEY=$API_KEY`, `password: null`, and code such as `token: opts.token,`
+ * or `apiKey: getKey(),` name a secret but do not hold one. A bare word (`PASSWORD=hunter2`)
+ * or a quoted string is treated as a secret.
+ */
 function notASecretValue(value: string): boolean {
-  const v = value.replace(/^["']|["']$/g, '').trim();
-  return /^(?:[-+]?\d+(?:\.\d+)?|true|false|null|none|undefined|\*+|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\[REDACTED:[^\]]*\])$/i.test(v) || v.length < 3;
+  const v = value.trim();
+  if (v.length < 3) return true;
+  if (/^(?:[-+]?\d+(?:\.\d+)?|true|false|null|none|undefined|\*+|<[^>]*>|\[REDACTED:[^\]]*\])$/i.test(v.replace(/^["']|["']$/g, ''))) return true;
+  // Variable references: $X, ${X}, ${{ secrets.X }}, %X%, process.env.X, os.environ["X"].
+  if (/^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\{\{[^}]*\}\}|%[A-Za-z_][A-Za-z0-9_]*%)$/.test(v)) return true;
+  if (/^(?:process\.env|os\.environ|import\.meta\.env)\b/.test(v)) return true;
+  // Unquoted code: a member access or call, or a name followed by `,`/`;` (object literals, arguments).
+  const code = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[[^\]\n]*\])*(\([^)\n]*\))?\s*([,;])?$/.exec(v);
+  return code !== null && (v.includes('.') || v.includes('[') || code[1] !== undefined || code[2] !== undefined);
 }
 
 const MARKER_PREFIX = '[REDACTED:';

@@ -39,6 +39,7 @@ test('each kind of secret is replaced by [REDACTED:<type>]', () => {
     r.redact(`# .env\nDATABASE_PASSWORD=${ENV_VALUE}\nexport STRIPE_SECRET_KEY="sk_live_abcdef123456"\nAPI_KEY: 'abc123xyz'\nDEBUG=true\n`),
     '# .env\nDATABASE_PASSWORD=[REDACTED:secret]\nexport STRIPE_SECRET_KEY=[REDACTED:secret]\nAPI_KEY: [REDACTED:secret]\nDEBUG=true\n',
   );
+  assert.equal(r.redact('  password: "hunter2",\nPASSWORD=hunter2'), '  password: [REDACTED:secret],\nPASSWORD=[REDACTED:secret]');
   assert.equal(r.redact('{"client_secret": "abcd-efgh-1234", "name": "x"}'), '{"client_secret": [REDACTED:secret], "name": "x"}');
   assert.equal(r.redact(`postgres://admin:${URL_PASSWORD}@db.example.com:5432/app`), 'postgres://admin:[REDACTED:url_password]@db.example.com:5432/app');
   assert.equal(r.redact('Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345'), 'Authorization: Bearer [REDACTED:bearer_token]');
@@ -57,6 +58,12 @@ test('ordinary text and code that only looks similar is kept', () => {
     'task-list, sk-learn, skip this',
     'the key insight is that keys are sorted',
     'AKIA is a prefix; AKIASHORT is not a key',
+    '  token: ${{ secrets.GITHUB_TOKEN }}',
+    '  apiKey: config.apiKey,',
+    '  password: getPassword(user),',
+    '  token: token,',
+    'SECRET_KEY = os.environ["SECRET_KEY"]',
+    'see the sk-learn-compatible-estimator-interface docs',
   ];
   for (const text of keep) assert.equal(r.redact(text), text);
 });

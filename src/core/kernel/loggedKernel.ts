@@ -73,7 +73,21 @@ export class LoggedKernel implements Kernel {
       parentSeq: opts.parentSeq ?? null,
       meta: { backend: this.inner.backend, ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}) },
     });
-    const result = await this.inner.execute(code, { timeoutMs: opts.timeoutMs, signal: opts.signal });
+    let result: KernelResult;
+    try {
+      result = await this.inner.execute(code, { timeoutMs: opts.timeoutMs, signal: opts.signal });
+    } catch (e) {
+      // The cell never ran (no Python, kernel disposed): the log says so next to the cell.
+      const message = e instanceof Error ? e.message : String(e);
+      this.log.append({
+        ...common,
+        kind: 'kernel_output',
+        content: `[the cell did not run: ${message}]`,
+        parentSeq: exec.seq,
+        meta: { execSeq: exec.seq, error: e instanceof Error ? e.name : 'Error', ran: false },
+      });
+      throw e;
+    }
     const output = this.log.append({
       ...common,
       kind: 'kernel_output',

@@ -274,6 +274,25 @@ describe('LoggedKernel', () => {
     }
   });
 
+  test('a cell that cannot run is still logged, with the reason', async () => {
+    const dir = tempDir();
+    const log = EventLog.open({ workspace: dir, session: 'nopy', redact: false });
+    const kernel = new LoggedKernel(new SubprocessKernel({ pythonPath: '/nonexistent/python3' }), log);
+    try {
+      await assert.rejects(kernel.execute('print(1)'), /not found/);
+      const [exec, out] = log.recent(2, 'nopy');
+      assert.equal(exec.kind, 'kernel_exec');
+      assert.equal(out.kind, 'kernel_output');
+      assert.equal(out.parentSeq, exec.seq);
+      assert.match(out.content, /the cell did not run: .*not found/);
+      assert.equal(out.meta.ran, false);
+    } finally {
+      await kernel.dispose();
+      log.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('formatKernelResult', () => {
     assert.equal(formatKernelResult({ stdout: '', stderr: '', error: null, durationMs: 0, variables: [] }), '(no output)');
     const text = formatKernelResult({

@@ -1,15 +1,15 @@
 // The history panel in the real workbench (code-server + headless Chromium): open it, search, filter,
 // expand, open editor tabs from a hit and from an eviction-index block, hostile logged content that
 // must stay text, 10,000 hits scrolling, state kept across a window reload, and screenshots in light,
-// dark and high-contrast themes (kept in test-results/e2e/). Render times measured in the browser are
-// written to test-results/e2e/panel-figures.json.
+// dark and high-contrast themes (kept in test-results/panel/). Render times measured in the browser are
+// written to test-results/panel/panel-figures.json.
 'use strict';
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { Workbench, waitFor, e2eEnv } = require('./workbench');
+const { Workbench, waitFor } = require('./workbench');
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const EXTENSION_ID = 'scroll-dev.scroll-memory';
@@ -61,7 +61,7 @@ function seedWorkspace() {
 }
 
 describe('history panel (real workbench)', function () {
-  this.timeout(240000);
+  this.timeout(420000);
   /** @type {Workbench} */
   let wb;
   let seed;
@@ -69,9 +69,21 @@ describe('history panel (real workbench)', function () {
   const figures = {};
   const dialogs = [];
 
-  async function panelFrame() {
-    frame = await wb.webviewFrame({ extensionId: EXTENSION_ID, hasSelector: '[data-testid=query]', timeoutMs: 60000 });
+  async function panelFrame(timeoutMs = 180000) {
+    try {
+      frame = await wb.webviewFrame({ hasSelector: '[data-testid=query]', timeoutMs });
+    } catch (e) {
+      const frames = wb.page.frames().map((f) => `${f.name()} ${decodeURIComponent(f.url()).slice(0, 200)}`);
+      throw new Error(`${e.message}; frames: ${frames.join(' | ')}`);
+    }
+    // The webview belongs to Scroll (its parent frame names the owning extension).
+    assert.match(decodeURIComponent(frame.parentFrame().url()), new RegExp(`extensionId=${EXTENSION_ID}`, 'i'));
     return frame;
+  }
+
+  /** Scroll's contributions can arrive 30-60 s after the workbench renders on a loaded machine. */
+  async function waitForScrollCommands() {
+    assert.ok(await wb.paletteHas('Scroll: Open History Panel', { timeoutMs: 240000 }), 'Scroll is registered in the workbench');
   }
 
   async function openPanel() {
@@ -100,6 +112,15 @@ describe('history panel (real workbench)', function () {
     await frame.locator(`[data-testid=tab-${tab}]`).click();
   }
 
+  /** Screenshots go to test-results/panel/ (test-results/e2e/ is emptied by every e2e run). */
+  async function screenshot(name) {
+    const dir = path.join(repoRoot, 'test-results', 'panel');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `${name}.png`);
+    await wb.page.screenshot({ path: file });
+    return file;
+  }
+
   async function setTheme(name) {
     await wb.runCommand('Preferences: Color Theme');
     await wb.typeInQuickInput(name);
@@ -110,6 +131,7 @@ describe('history panel (real workbench)', function () {
   before(async () => {
     seed = seedWorkspace();
     wb = await Workbench.open({ folder: seed.dir });
+    await waitForScrollCommands();
     wb.page.on('dialog', (d) => {
       dialogs.push(d.message());
       d.dismiss().catch(() => {});
@@ -121,9 +143,9 @@ describe('history panel (real workbench)', function () {
   });
 
   after(async () => {
-    const env = e2eEnv();
-    fs.mkdirSync(env.resultsDir, { recursive: true });
-    fs.writeFileSync(path.join(env.resultsDir, 'panel-figures.json'), JSON.stringify(figures, null, 2));
+    const dir = path.join(repoRoot, 'test-results', 'panel');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'panel-figures.json'), JSON.stringify(figures, null, 2));
     await wb?.close();
     if (seed) fs.rmSync(seed.dir, { recursive: true, force: true });
   });
@@ -311,7 +333,7 @@ describe('history panel (real workbench)', function () {
     for (const [theme, file] of [['Light Modern', 'panel-light'], ['Dark Modern', 'panel-dark'], ['Dark High Contrast', 'panel-high-contrast'], ['Light High Contrast', 'panel-high-contrast-light']]) {
       await setTheme(theme);
       await wb.page.waitForTimeout(600); // the webview restyles after the theme's CSS variables arrive
-      const shot = await wb.screenshot(file);
+      const shot = await screenshot(file);
       assert.ok(fs.statSync(shot).size > 10000, `${file} saved`);
     }
     await setTheme('Dark Modern');
@@ -330,7 +352,7 @@ describe('history panel (real workbench)', function () {
     await wb.runCommand('Developer: Reload Window');
     await wb.page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: 120000 });
     await wb.waitForExtensionsActivated();
-    await panelFrame();
+    await panelFrame(240000); // restored by the serializer once Scroll is registered again, not reopened
     await waitFor(async () => (await frame.locator('[data-testid=query] input').inputValue().catch(() => '')) === 'parseconfig12', { what: 'the query restored' });
     assert.equal(await frame.locator('[data-testid=filter-seq-from] input').inputValue(), '2');
     await searchSettled(1);

@@ -5,6 +5,7 @@
  * the result says so). A process that dies on its own is restarted the same way.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScrollError } from '../errors';
 import { findKernelDir, kernelEnvironment } from './environment';
@@ -211,6 +212,11 @@ export class SubprocessKernel implements Kernel {
     if (o.payloadDir) args.push('--payloads', o.payloadDir);
     if (o.session) args.push('--session', o.session);
     this.stderrTail = '';
+    if (o.cwd && !existsSync(o.cwd)) {
+      // spawn would report this as ENOENT, indistinguishable from a missing Python.
+      this.setStatus('dead');
+      return Promise.reject(new KernelStartError(`the kernel's working folder does not exist: ${o.cwd}`));
+    }
     return new Promise<void>((resolve, reject) => {
       let child: ChildProcessWithoutNullStreams;
       try {

@@ -218,6 +218,12 @@ describe('SubprocessKernel process environment', () => {
     await kernel.dispose();
   });
 
+  test('a missing working folder is named as such', async () => {
+    const kernel = new SubprocessKernel({ cwd: '/nonexistent/workspace' });
+    await assert.rejects(kernel.start(), /working folder does not exist: \/nonexistent\/workspace/);
+    await kernel.dispose();
+  });
+
   test('a bad database path is a clear start error', async () => {
     const kernel = new SubprocessKernel({ dbPath: '/nonexistent/scroll.db' });
     await assert.rejects(kernel.start(), /could not start.*no event log/);

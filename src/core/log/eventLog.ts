@@ -125,15 +125,14 @@ export class EventLog {
   private readonly selectRange: Statement;
   private readonly selectMax: Statement;
 
-  private constructor(db: Database, opts: EventLogOptions, path: string, payloadDir: string, recoveredFrom?: string) {
+  private constructor(db: Database, redactor: Redactor, opts: EventLogOptions, path: string, payloadDir: string, recoveredFrom?: string) {
     this.db = db;
+    this.redactor = redactor;
     this.path = path;
     this.readonly = opts.readonly ?? false;
     this.payloads = new PayloadStore(payloadDir, this.readonly);
     this.recoveredFrom = recoveredFrom;
     this.session = opts.session ?? defaultSession();
-    const redact = opts.redact ?? true;
-    this.redactor = new Redactor(typeof redact === 'boolean' ? { enabled: redact } : redact);
     this.payloadThreshold = opts.payloadThreshold ?? 8192;
     this.onWarning = opts.onWarning ?? ((m) => process.stderr.write(`scroll: ${m}\n`));
     if (!this.readonly) {
@@ -152,6 +151,12 @@ export class EventLog {
     const path = resolve(opts.path ?? join(opts.workspace ?? process.cwd(), '.scroll', 'scroll.db'));
     const payloadDir = resolve(opts.payloadDir ?? join(dirname(path), 'payloads'));
     const warn = opts.onWarning ?? ((m: string) => process.stderr.write(`scroll: ${m}\n`));
+    // Configuration errors (a bad extra redaction pattern) surface before any file is touched.
+    const redact = opts.redact ?? true;
+    const redactor = new Redactor(typeof redact === 'boolean' ? { enabled: redact } : redact);
+    if (opts.payloadThreshold !== undefined && !(Number.isFinite(opts.payloadThreshold) && opts.payloadThreshold >= 0)) {
+      throw new InvalidInputError(`payloadThreshold must be a number of bytes ≥ 0 (got ${opts.payloadThreshold})`);
+    }
     if (opts.readonly) {
       if (!existsSync(path)) throw new DatabaseError(`no event log at ${path} (nothing has been recorded there yet)`);
       const db = openDatabase(path, { readonly: true, driver: opts.driver });
@@ -161,7 +166,7 @@ export class EventLog {
         db.close();
         throw e;
       }
-      return new EventLog(db, opts, path, payloadDir);
+      return new EventLog(db, redactor, opts, path, payloadDir);
     }
     prepareFolder(dirname(path));
     let recoveredFrom: string | undefined;
@@ -183,7 +188,7 @@ export class EventLog {
       recover(errorMessage(e));
       db = openWritable(path, opts.driver);
     }
-    return new EventLog(db, { ...opts, onWarning: warn }, path, payloadDir, recoveredFrom);
+    return new EventLog(db, redactor, { ...opts, onWarning: warn }, path, payloadDir, recoveredFrom);
   }
 
   get driver(): string {

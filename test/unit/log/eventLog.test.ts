@@ -203,6 +203,14 @@ test('a read-only log refuses writes and does not create anything', () => {
   });
 });
 
+test('bad configuration is a clear error before anything is created', () => {
+  withWorkspace((ws) => {
+    assert.throws(() => EventLog.open({ workspace: ws, redact: { extraPatterns: [{ type: 'x', pattern: '[' }] } }), InvalidInputError);
+    assert.throws(() => EventLog.open({ workspace: ws, payloadThreshold: -1 }), /payloadThreshold/);
+    assert.equal(existsSync(join(ws, '.scroll')), false);
+  });
+});
+
 test('a newer schema version is refused with a clear message', () => {
   withWorkspace((ws) => {
     const log = EventLog.open({ workspace: ws });

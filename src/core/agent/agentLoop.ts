@@ -233,7 +233,10 @@ export class AgentLoop {
         const started = performance.now();
         const sweep = await this.evictIfNeeded(step, ro.signal, progress);
         if (sweep) evictions++;
-        const prepared = await this.view.prepare(this.toolDefs);
+        const prepared = await this.view.prepare(this.toolDefs).catch((e: unknown) => {
+          this.append({ kind: 'note', role: 'system', content: `no model call at step ${step}: ${e instanceof Error ? e.message : String(e)}`, step: this.view.lastStep, meta: { error: e instanceof Error ? e.name : 'Error', step } });
+          throw e;
+        });
         const viewMs = performance.now() - started - (sweep?.titleMs ?? 0);
         progress({ type: 'step', step, viewTokens: prepared.tokens, budget: prepared.budget, messages: prepared.messages.length, viewMs });
 

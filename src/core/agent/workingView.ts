@@ -109,7 +109,6 @@ export class WorkingView {
   private groups: Group[] = [];
   private pinnedUserSeq: number | null = null;
   private evictedThroughSeq = 0;
-  private evictedEventCount = 0;
   private lastStepSeen = 0;
   private appliedCount = 0;
   private readonly variables = new Map<string, VariableDigestEntry>();
@@ -188,11 +187,7 @@ export class WorkingView {
         const from = Number(m.from_seq);
         const to = Number(m.to_seq);
         if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || to < from) return;
-        this.groups = this.groups.filter((g) => {
-          const leaves = g.lastSeq <= to && g.firstSeq >= from && g.firstSeq !== this.pinnedUserSeq;
-          if (leaves) this.evictedEventCount += 1 + g.calls.length + g.results.length;
-          return !leaves;
-        });
+        this.groups = this.groups.filter((g) => !(g.lastSeq <= to && g.firstSeq >= from && g.firstSeq !== this.pinnedUserSeq));
         this.evictedThroughSeq = Math.max(this.evictedThroughSeq, to);
         this.index.add({ fromSeq: from, toSeq: to, title: titleFromMeta(m.title), evictionSeq: e.seq });
         this.memoryVersion++;

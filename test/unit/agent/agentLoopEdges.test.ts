@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
 import { AgentLoop } from '../../../src/core/agent/agentLoop';
-import { CancelledError } from '../../../src/core/agent/errors';
+import { CancelledError, ViewBudgetError } from '../../../src/core/agent/errors';
 import { ScriptedModelClient, requestText, type ScriptedTurn } from '../../../src/core/agent/testing/scriptedModel';
 import type { AgentTool } from '../../../src/core/agent/tools';
 
@@ -124,6 +124,14 @@ describe('AgentLoop edges', () => {
     assert.equal(result.content, big, 'the log keeps it whole');
     const again = AgentLoop.open({ log, session: 'e', model, tools: [FakeEchoTool], maxViewTokens: 6000 });
     assert.equal(again.view.fingerprint(), loop.view.fingerprint());
+  });
+
+  test('a budget too small for the system prompt is a clear error, logged as a note', async () => {
+    const model = new ScriptedModelClient([{ text: 'never' }]);
+    const loop = AgentLoop.open({ log, session: 'e', model, maxViewTokens: 300 });
+    await assert.rejects(loop.run('hello'), (e: unknown) => e instanceof ViewBudgetError && /budget is 300/.test((e as Error).message));
+    assert.deepEqual(kinds(), ['user_message', 'note']);
+    assert.equal(model.turns, 0);
   });
 
   test('one message at a time per loop; empty messages are refused', async () => {

@@ -10,8 +10,8 @@ function filtersFrom(ctx: CommandContext): SearchOptions {
   if (k !== undefined && k < 1) throw new UsageError('--k must be at least 1');
   return {
     k,
-    kind: stringOption(ctx.values, 'kind'),
-    role: stringOption(ctx.values, 'role'),
+    kind: listOption(ctx, 'kind'),
+    role: listOption(ctx, 'role'),
     session: stringOption(ctx.values, 'session'),
     name: stringOption(ctx.values, 'name'),
     seqFrom: intOption(ctx.values, 'seq-from'),
@@ -19,6 +19,15 @@ function filtersFrom(ctx: CommandContext): SearchOptions {
     tsFrom: stringOption(ctx.values, 'ts-from'),
     tsTo: stringOption(ctx.values, 'ts-to'),
   };
+}
+
+/** `--kind tool_call,tool_result` → either kind. */
+function listOption(ctx: CommandContext, name: string): string | string[] | undefined {
+  const v = stringOption(ctx.values, name);
+  if (v === undefined) return undefined;
+  const parts = v.split(',').map((x) => x.trim()).filter(Boolean);
+  if (parts.length === 0) throw new UsageError(`--${name} expects a value`);
+  return parts.length === 1 ? parts[0] : parts;
 }
 
 interface BatchQuery {
@@ -73,7 +82,7 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 export const command: Command = {
   name: 'search',
   summary: 'full-text search (BM25) with filters; --batch for many queries',
-  usage: `usage: scroll search QUERY [--k N] [--kind K] [--role R] [--session S] [--name N]
+  usage: `usage: scroll search QUERY [--k N] [--kind K[,K…]] [--role R[,R…]] [--session S] [--name N]
                      [--seq-from A] [--seq-to B] [--ts-from T] [--ts-to T] [--json] [--db P]
        scroll search --batch FILE.jsonl|-
 

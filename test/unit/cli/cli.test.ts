@@ -66,6 +66,8 @@ test('ingest → stats/search/show/export → ingest again: identical events', (
     assert.ok(search.hits.some((h: { seq: number }) => h.seq === 1));
     const filtered = JSON.parse(ok(scroll(dir, ['search', 'getUserById', '--kind', 'tool_result', '--json'])).stdout);
     assert.deepEqual(filtered.hits.map((h: { seq: number }) => h.seq), [3]);
+    const twoKinds = JSON.parse(ok(scroll(dir, ['search', 'getUserById', '--kind', 'tool_result,user_message', '--json'])).stdout);
+    assert.deepEqual(twoKinds.hits.map((h: { seq: number }) => h.seq).sort(), [1, 3]);
     const bySeq = JSON.parse(ok(scroll(dir, ['search', 'getUserById', '--seq-from', '2', '--seq-to', '3', '--json'])).stdout);
     assert.ok(bySeq.hits.every((h: { seq: number }) => h.seq >= 2 && h.seq <= 3));
     assert.match(ok(scroll(dir, ['search', 'garden', '--session', 'beta'])).stdout, /#5/);

@@ -8,6 +8,7 @@ import { AgentLoop } from '../../../src/core/agent/agentLoop';
 import { CancelledError, ViewBudgetError } from '../../../src/core/agent/errors';
 import { ScriptedModelClient, requestText, type ScriptedTurn } from '../../../src/core/agent/testing/scriptedModel';
 import type { AgentTool } from '../../../src/core/agent/tools';
+import type { Kernel } from '../../../src/core/kernel/kernel';
 
 const FakeEchoTool: AgentTool = {
   definition: { name: 'echo', description: 'echo', inputSchema: { type: 'object' } },
@@ -132,6 +133,38 @@ describe('AgentLoop edges', () => {
     await assert.rejects(loop.run('hello'), (e: unknown) => e instanceof ViewBudgetError && /budget is 300/.test((e as Error).message));
     assert.deepEqual(kinds(), ['user_message', 'note']);
     assert.equal(model.turns, 0);
+  });
+
+  test('with a kernel that does not log itself, scroll_exec logs the cell and its output under the call', async () => {
+    const FakeKernel: Kernel = {
+      backend: 'subprocess',
+      status: 'idle',
+      onStatus: () => ({ dispose() {} }),
+      async execute(code) {
+        return { stdout: `ran ${code.length} chars\n`, stderr: '', error: null, durationMs: 1, variables: [{ name: 'df', type: 'list', size: '3 items' }] };
+      },
+      async restart() {},
+      async dispose() {},
+    };
+    const model = new ScriptedModelClient([
+      { toolCalls: [{ id: 'k', name: 'scroll_exec', input: { code: 'df = [1, 2, 3]' } }] },
+      (req) => {
+        assert.match(req.messages[0].content, /## Kernel variables[\s\S]*- df: list, 3 items \(since seq \d+\)/);
+        assert.equal(req.messages[req.messages.length - 1].content, 'ran 14 chars');
+        return { text: 'ok' };
+      },
+    ]);
+    const loop = AgentLoop.open({ log, session: 'e', model, kernel: FakeKernel });
+    await loop.run('compute');
+    const evs = [...log.iterateSession('e')];
+    assert.deepEqual(evs.map((e) => e.kind), ['user_message', 'model_turn', 'tool_call', 'kernel_exec', 'kernel_output', 'tool_result', 'model_turn']);
+    const [call, exec, output, result] = evs.slice(2, 6);
+    assert.equal(exec.parentSeq, call.seq);
+    assert.equal(exec.content, 'df = [1, 2, 3]');
+    assert.equal(output.parentSeq, exec.seq);
+    assert.equal(result.parentSeq, call.seq);
+    assert.deepEqual(result.meta.variables, [{ name: 'df', type: 'list', size: '3 items' }]);
+    assert.equal(exec.step, 1);
   });
 
   test('one message at a time per loop; empty messages are refused', async () => {

@@ -254,6 +254,8 @@ export async function startCodeServer(host, { runDir, extensionsDir, port, env =
     '--disable-update-check',
     '--disable-workspace-trust',
     '--disable-getting-started-override',
+    // A closed browser tab's extension host would otherwise wait 3 hours for the tab to reconnect.
+    '--reconnection-grace-time', '30',
   ];
   // Without this the built workbench ignores extensionDevelopmentPath/extensionTestsPath in the URL payload.
   if (smokeTestDriver) args.push('--vscode-option', 'enable-smoke-test-driver');

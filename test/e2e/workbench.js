@@ -1,0 +1,425 @@
+// Playwright driver of the real workbench (code-server in headless Chromium), for UI end-to-end tests.
+// Tests run under mocha started by scripts/host/run-e2e.mjs, which starts code-server with Scroll and the
+// fixture extensions installed and passes the environment below. Plain JavaScript: playwright-core lives
+// in the harness cache, not in node_modules, and nothing here needs compiling.
+//
+//   const { Workbench } = require('./workbench');
+//   const wb = await Workbench.open();                 // loads the workbench on the seeded sample workspace
+//   await wb.runCommand('Scroll: Search History');     // command palette, by title
+//   await wb.setScript([{ text: 'hi' }]);              // the scripted model's next replies
+//   const reply = await wb.sendChat('@scroll /search retry cap');   // text of the finished response
+//   const frame = await wb.webviewFrame({ extensionId: 'scroll-dev.scroll-memory' });
+//   await wb.close();
+//
+// Every wait is on a condition with a deadline; a failing test's open workbenches are screenshotted into
+// test-results/e2e/ by the root hook in hooks.js.
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { createRequire } = require('module');
+
+const repoRoot = path.resolve(__dirname, '..', '..');
+const cacheDir = process.env.SCROLL_DEV_CACHE || path.join(os.homedir(), '.cache', 'scroll-dev');
+
+/** What run-e2e.mjs passes; a clear error when a test file is run some other way. */
+function e2eEnv() {
+  const url = process.env.SCROLL_E2E_URL;
+  if (!url) {
+    throw new Error('SCROLL_E2E_URL is not set: run e2e tests through `node scripts/host/run-e2e.mjs [file-filter]`');
+  }
+  return {
+    url,
+    workspace: process.env.SCROLL_E2E_WORKSPACE,
+    resultsDir: process.env.SCROLL_E2E_RESULTS || path.join(repoRoot, 'test-results', 'e2e'),
+    scriptedLmDir: process.env.SCROLL_SCRIPTED_LM_DIR,
+    playwrightCore: process.env.SCROLL_PLAYWRIGHT || path.join(cacheDir, 'playwright', 'node_modules', 'playwright-core'),
+    chromium: process.env.SCROLL_CHROMIUM || '/usr/bin/chromium',
+  };
+}
+
+const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+];
+
+/** Workbenches still open, for the failure screenshots of hooks.js. */
+const openWorkbenches = new Set();
+
+async function waitFor(check, { timeoutMs = 30000, intervalMs = 100, what = 'condition' } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    last = await check();
+    if (last) return last;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+function safeName(s) {
+  return s.replace(/[^\w.-]+/g, '_').slice(0, 120);
+}
+
+class Workbench {
+  /**
+   * Launches Chromium and loads the workbench on `folder` (default: the seeded sample workspace of this
+   * run). Resolves once the workbench is rendered and extensions have finished activating at start-up.
+   */
+  static async open({ folder, viewport = { width: 1400, height: 900 }, timeoutMs = 120000 } = {}) {
+    const env = e2eEnv();
+    const { chromium } = createRequire(path.join(env.playwrightCore, 'package.json'))('playwright-core');
+    const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'scroll-e2e-chromium-'));
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: env.chromium,
+      headless: true,
+      viewport,
+      args: CHROMIUM_ARGS,
+    });
+    const page = context.pages()[0] || (await context.newPage());
+    const wb = new Workbench(env, context, page, profile);
+    openWorkbenches.add(wb);
+    page.on('pageerror', (e) => wb.pageErrors.push(String(e)));
+    const target = folder || env.workspace;
+    await page.goto(`${env.url}/?folder=${encodeURIComponent(target)}`, { waitUntil: 'domcontentloaded' });
+    await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: timeoutMs });
+    await page.locator('.monaco-workbench .explorer-folders-view, .monaco-workbench .part.sidebar').first().waitFor({ timeout: timeoutMs });
+    await wb.waitForExtensionsActivated(timeoutMs);
+    return wb;
+  }
+
+  constructor(env, context, page, profile) {
+    this.env = env;
+    this.context = context;
+    /** The Playwright Page of the workbench: use it directly for anything this class lacks. */
+    this.page = page;
+    this.profile = profile;
+    this.pageErrors = [];
+  }
+
+  /** Waits until the status bar no longer shows extensions activating. */
+  async waitForExtensionsActivated(timeoutMs = 60000) {
+    await waitFor(
+      async () => !(await this.page.locator('.part.statusbar').innerText().catch(() => '')).includes('Activating Extensions'),
+      { timeoutMs, what: 'extensions to finish activating' },
+    );
+  }
+
+  /** Moves keyboard focus into the workbench without triggering anything (the empty editor area). */
+  async focusWorkbench() {
+    await this.page.locator('.monaco-workbench').focus().catch(() => {});
+    if (!(await this.page.evaluate(() => !!document.activeElement && document.activeElement !== document.body))) {
+      await this.page.locator('.part.editor').click({ position: { x: 20, y: 20 } }).catch(() => {});
+    }
+  }
+
+  // ------------------------------------------------------------ command palette and quick input
+
+  /** Opens the command palette (F1). */
+  async openPalette() {
+    await this.focusWorkbench();
+    await this.page.keyboard.press('F1');
+    await this.quickInput().waitFor({ state: 'visible', timeout: 30000 });
+  }
+
+  quickInput() {
+    return this.page.locator('.quick-input-widget');
+  }
+
+  /** Labels of the rows the quick input currently shows. */
+  async quickPickItems() {
+    return this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').evaluateAll((rows) =>
+      rows.map((r) => (r.getAttribute('aria-label') || r.textContent || '').trim()),
+    );
+  }
+
+  /** Types into the visible quick input (palette, QuickPick or InputBox). */
+  async typeInQuickInput(text, { clear = false } = {}) {
+    const input = this.page.locator('.quick-input-widget .quick-input-box input');
+    if (clear) await input.fill('');
+    await input.pressSequentially(text, { delay: 10 });
+  }
+
+  /** Waits for a quick pick row whose label matches, and picks it with Enter. */
+  async pickQuickItem(match, { timeoutMs = 60000 } = {}) {
+    const test = typeof match === 'string' ? (l) => l.includes(match) : (l) => match.test(l);
+    const index = await waitFor(
+      async () => {
+        const labels = await this.quickPickItems();
+        const i = labels.findIndex(test);
+        return i >= 0 ? i + 1 : 0;
+      },
+      { timeoutMs, what: `a quick pick item matching ${match}` },
+    );
+    await this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').nth(index - 1).click();
+  }
+
+  /**
+   * Opens the palette, types `title` and waits for a row whose label is `title` (or contains it). The
+   * palette lists what is registered when it opens, and the extensions' contributions arrive once the
+   * extension host is up, so a miss closes and reopens it until `timeoutMs`. Returns the row's index or -1
+   * (palette left open either way).
+   */
+  async findInPalette(title, { timeoutMs = 90000 } = {}) {
+    const deadline = Date.now() + timeoutMs;
+    const norm = (s) => s.replace(/\s+/g, ' ').trim();
+    for (;;) {
+      await this.openPalette();
+      await this.typeInQuickInput(title);
+      const attemptEnd = Math.min(deadline, Date.now() + 5000);
+      do {
+        const labels = (await this.quickPickItems()).map(norm);
+        const exact = labels.findIndex((l) => l === title || l.startsWith(`${title},`));
+        const i = exact >= 0 ? exact : labels.findIndex((l) => l.includes(title));
+        if (i >= 0) return i;
+        await new Promise((r) => setTimeout(r, 100));
+      } while (Date.now() < attemptEnd);
+      if (Date.now() >= deadline) return -1;
+      await this.page.keyboard.press('Escape');
+    }
+  }
+
+  /** Whether the command palette offers a command with this title ("Scroll: Search History"). */
+  async paletteHas(title, { timeoutMs = 90000 } = {}) {
+    const i = await this.findInPalette(title, { timeoutMs });
+    await this.page.keyboard.press('Escape');
+    return i >= 0;
+  }
+
+  /**
+   * Runs a command from the palette by its title as the palette shows it ("Scroll: Search History").
+   * Resolves when the palette has closed (the command may go on to open its own quick input).
+   */
+  async runCommand(title, { timeoutMs = 90000 } = {}) {
+    const i = await this.findInPalette(title, { timeoutMs });
+    if (i < 0) {
+      const shown = await this.quickPickItems();
+      await this.page.keyboard.press('Escape');
+      throw new Error(`"${title}" is not in the command palette after ${timeoutMs} ms; it showed: ${JSON.stringify(shown.slice(0, 10))}`);
+    }
+    await this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').nth(i).click();
+    // The palette itself closes; a command may immediately reopen the widget with its own quick pick.
+    await waitFor(
+      async () => {
+        if (!(await this.quickInput().isVisible())) return true;
+        const value = await this.page.locator('.quick-input-widget .quick-input-box input').inputValue().catch(() => '');
+        return !value.startsWith('>');
+      },
+      { timeoutMs: 15000, what: `the palette to close after "${title}"` },
+    );
+  }
+
+  // ------------------------------------------------------------ editors, files, notifications
+
+  /** Opens a workspace file through Quick Open (Ctrl+P) and waits for its tab. */
+  async openFile(relativePath) {
+    await this.focusWorkbench();
+    await this.page.keyboard.press('Control+P');
+    await this.quickInput().waitFor({ state: 'visible', timeout: 30000 });
+    await this.typeInQuickInput(relativePath);
+    // File search runs on the server (ripgrep); the first one after start-up can take a while.
+    await this.pickQuickItem(path.basename(relativePath), { timeoutMs: 60000 });
+    await this.waitForTab(path.basename(relativePath));
+  }
+
+  /** Titles of the open editor tabs, left to right. */
+  async editorTabs() {
+    return this.page.locator('.tabs-container .tab').evaluateAll((tabs) =>
+      // aria-label is the full title ("decisions.md"); .label-name alone drops the suffix (".md").
+      tabs.map((t) => (t.getAttribute('aria-label') || t.querySelector('.monaco-icon-label-container')?.textContent || '').trim()),
+    );
+  }
+
+  async waitForTab(match, { timeoutMs = 60000 } = {}) {
+    const test = typeof match === 'string' ? (t) => t.includes(match) : (t) => match.test(t);
+    return waitFor(async () => (await this.editorTabs()).find(test), { timeoutMs, what: `an editor tab matching ${match}` });
+  }
+
+  /** Visible text of the active text editor (Monaco renders only the lines in view). */
+  async activeEditorText() {
+    const lines = this.page.locator('.editor-group-container.active .monaco-editor .view-lines').first();
+    return (await lines.innerText()).replace(/\u00a0/g, ' ');
+  }
+
+  /** Texts of the notification toasts currently shown. */
+  async notifications() {
+    return this.page.locator('.notifications-toasts .notification-toast').allInnerTexts();
+  }
+
+  async statusBarText() {
+    return this.page.locator('.part.statusbar').innerText();
+  }
+
+  // ------------------------------------------------------------ chat
+
+  /** Opens the Chat view and waits for its input. */
+  async openChat() {
+    const input = this.page.locator('.interactive-input-part .monaco-editor').first();
+    if (!(await input.isVisible().catch(() => false))) await this.runCommand('Chat: Open Chat');
+    await input.waitFor({ state: 'visible', timeout: 60000 });
+    return input;
+  }
+
+  /** The model the chat input's picker shows ("Models" when none is selected). */
+  async chatModelName() {
+    const text = await this.page.locator('.interactive-input-part').first().innerText().catch(() => '');
+    const picker = await this.page
+      .locator('.interactive-input-part .model-picker-split, .interactive-input-part [aria-label*="Pick Model"], .interactive-input-part .chat-model-picker-item')
+      .first()
+      .innerText()
+      .catch(() => null);
+    if (picker) return picker.trim();
+    // Fallback: the input toolbar reads "Agent\n<model>\n..." — the line after the mode.
+    return (text.split('\n')[1] || '').trim();
+  }
+
+  chatResponseRows() {
+    return this.page.locator('.interactive-list .interactive-item-container.interactive-response');
+  }
+
+  /**
+   * Sends a chat message (e.g. `@scroll /search retry cap`) and waits for the response to finish.
+   * Returns the response's text (folded "Completed N steps" sections opened first).
+   * With `{ waitFor: 'confirmation' }` it returns as soon as the response asks for a confirmation.
+   */
+  async sendChat(message, { timeoutMs = 120000, waitFor: until = 'done' } = {}) {
+    const input = await this.openChat();
+    const before = await this.chatResponseRows().count();
+    await input.click();
+    await this.page.keyboard.press('Control+A');
+    await this.page.keyboard.press('Delete');
+    await this.page.keyboard.type(message, { delay: 5 });
+    await this.page.keyboard.press('Enter');
+    await waitFor(async () => (await this.chatResponseRows().count()) > before, { timeoutMs, what: `a chat response to "${message}"` });
+    return this.waitForChatResponse({ timeoutMs, waitFor: until });
+  }
+
+  /** Waits until the last chat response is complete (or asks for a confirmation) and returns its text. */
+  async waitForChatResponse({ timeoutMs = 120000, waitFor: until = 'done' } = {}) {
+    const last = this.chatResponseRows().last();
+    let stableSince = 0;
+    await waitFor(
+      async () => {
+        if (until === 'confirmation' && (await this.chatConfirmationButtons().count())) return true;
+        const loading = await last.evaluate((el) => {
+          const row = el.closest('.monaco-list-row') || el;
+          return row.classList.contains('chat-response-loading') || el.classList.contains('chat-response-loading');
+        });
+        // Progressive rendering toggles the class between chunks: require it to stay off briefly.
+        if (loading) {
+          stableSince = 0;
+          return false;
+        }
+        stableSince = stableSince || Date.now();
+        return Date.now() - stableSince > 300;
+      },
+      { timeoutMs, what: 'the chat response to finish' },
+    );
+    await this.expandChatSteps();
+    return this.lastChatResponseText();
+  }
+
+  /** Opens every folded "Completed N steps" / "Used N references" section of the last response. */
+  async expandChatSteps() {
+    const last = this.chatResponseRows().last();
+    const folded = last.locator('.chat-used-context-label[aria-expanded="false"], [aria-expanded="false"]').filter({ hasText: /Completed \d+ steps?|Used \d+ references?/ });
+    const n = await folded.count();
+    for (let i = 0; i < n; i++) await folded.nth(0).click().catch(() => {});
+  }
+
+  async lastChatResponseText() {
+    return (await this.chatResponseRows().last().innerText()).trim();
+  }
+
+  /** Texts of every response in the chat, oldest first (rows scrolled out of view may be missing). */
+  async chatResponses() {
+    return this.chatResponseRows().allInnerTexts();
+  }
+
+  chatConfirmationButtons() {
+    return this.chatResponseRows().last().locator('.chat-confirmation-widget .monaco-button, .chat-confirmation-widget2 .monaco-button');
+  }
+
+  /** Clicks the confirmation button whose label matches (default: the first, e.g. "Allow"/"Continue"). */
+  async confirmChat(label) {
+    const buttons = this.chatConfirmationButtons();
+    await buttons.first().waitFor({ timeout: 60000 });
+    const target = label ? buttons.filter({ hasText: label }).first() : buttons.first();
+    await target.click();
+  }
+
+  // ------------------------------------------------------------ webviews
+
+  /**
+   * The content frame of a webview (panel or view), found by the extension that owns it and/or a selector
+   * its document contains. Webviews are two nested iframes; this returns the inner one, where the
+   * extension's HTML lives.
+   */
+  async webviewFrame({ extensionId, hasSelector, timeoutMs = 60000 } = {}) {
+    return waitFor(
+      async () => {
+        for (const frame of this.page.frames()) {
+          // The content frame's parent is VS Code's webview iframe (.../webview/browser/pre/index.html?...
+          // &extensionId=<owner>). The content frame is created as "pending-frame" and renamed "active-frame"
+          // once its document has loaded; Playwright's frame.name() keeps the first name, so read the id.
+          const parent = frame.parentFrame();
+          if (!parent || !parent.url().includes('/webview/browser/pre/index.html')) continue;
+          if (extensionId && !decodeURIComponent(parent.url()).includes(`extensionId=${extensionId}`)) continue;
+          const id = await frame.frameElement().then((el) => el.getAttribute('id')).catch(() => null);
+          if (id !== 'active-frame') continue;
+          if (hasSelector && !(await frame.locator(hasSelector).count().catch(() => 0))) continue;
+          return frame;
+        }
+        return null;
+      },
+      { timeoutMs, what: `a webview${extensionId ? ` of ${extensionId}` : ''}${hasSelector ? ` containing ${hasSelector}` : ''}` },
+    );
+  }
+
+  // ------------------------------------------------------------ the scripted model (fixture)
+
+  /** Sets the scripted model's script (see test/fixtures/scripted-lm/README.md); forgets old requests. */
+  setScript(script) {
+    const dir = this.env.scriptedLmDir;
+    if (!dir) throw new Error('SCROLL_SCRIPTED_LM_DIR is not set: the scripted model is not installed in this run');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.rmSync(path.join(dir, 'requests.jsonl'), { force: true });
+    const tmp = path.join(dir, `.script-${process.pid}.json`);
+    fs.writeFileSync(tmp, JSON.stringify(script));
+    fs.renameSync(tmp, path.join(dir, 'script.json'));
+  }
+
+  /**
+   * Selects the scripted model in the chat view (and opens it). Without a Copilot sign-in the chat view does
+   * not pick a third-party model by itself, and a participant then gets "Language model unavailable".
+   */
+  async useScriptedModel({ name = 'Scripted Model', timeoutMs = 90000 } = {}) {
+    await this.runCommand('Test: Scripted LM: Use in Chat');
+    await waitFor(async () => (await this.chatModelName()) === name, { timeoutMs, what: `the chat model picker to show "${name}"` });
+  }
+
+  /** Requests the scripted model received since the last setScript, oldest first. */
+  recordedRequests() {
+    const file = path.join(this.env.scriptedLmDir || '', 'requests.jsonl');
+    if (!fs.existsSync(file)) return [];
+    return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  }
+
+  // ------------------------------------------------------------ evidence and teardown
+
+  /** Saves a screenshot under test-results/e2e/ and returns its path. */
+  async screenshot(name) {
+    fs.mkdirSync(this.env.resultsDir, { recursive: true });
+    const file = path.join(this.env.resultsDir, `${safeName(name)}.png`);
+    await this.page.screenshot({ path: file });
+    return file;
+  }
+
+  async close() {
+    openWorkbenches.delete(this);
+    await this.context.close().catch(() => {});
+    fs.rmSync(this.profile, { recursive: true, force: true });
+  }
+}
+
+module.exports = { Workbench, openWorkbenches, waitFor, e2eEnv };

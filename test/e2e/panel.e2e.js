@@ -91,21 +91,32 @@ describe('history panel (real workbench)', function () {
     return panelFrame();
   }
 
+  /** Types a new query; returns searchGen() from before, for searchSettled(). */
   async function typeQuery(text) {
+    const before = await searchGen();
     const input = frame.locator('[data-testid=query] input');
     await input.fill('');
     await input.pressSequentially(text, { delay: 25 });
+    return before;
   }
 
-  /** Waits until the search status shows a finished search for the current query; returns its total. */
-  async function searchSettled(expected) {
+  /** Number of the last search the panel finished (searches are numbered as they start). */
+  async function searchGen() {
+    return Number((await frame.locator('[data-testid=search-status]').getAttribute('data-generation')) ?? 0);
+  }
+
+  /**
+   * Waits for a search newer than `after` (a searchGen() taken before the action) to be rendered for
+   * the query now in the box; returns its total and the panel's render time.
+   */
+  async function searchSettled(after) {
+    const status = frame.locator('[data-testid=search-status]');
     return waitFor(async () => {
-      const total = await frame.locator('[data-testid=search-status]').getAttribute('data-total');
-      if (total === null) return null;
-      const ms = await frame.locator('[data-testid=search-status]').getAttribute('data-render-ms');
-      if (expected !== undefined && Number(total) !== expected) return null;
-      return { total: Number(total), ms: Number(ms) };
-    }, { timeoutMs: 20000, what: `search results${expected !== undefined ? ` (${expected})` : ''}` });
+      if ((await searchGen()) <= after) return null;
+      const query = (await frame.locator('[data-testid=query] input').inputValue()).trim();
+      if ((await status.getAttribute('data-query')) !== query) return null;
+      return { total: Number(await status.getAttribute('data-total')), ms: Number(await status.getAttribute('data-render-ms')) };
+    }, { timeoutMs: 30000, what: 'the search results' });
   }
 
   async function showTab(tab) {
@@ -162,18 +173,17 @@ describe('history panel (real workbench)', function () {
   });
 
   it('searches as you type: hits with highlighted terms and the total', async () => {
-    await typeQuery('parser');
-    const r = await searchSettled(STEPS * 2);
+    const r = await searchSettled(await typeQuery('parser'));
+    assert.ok(r.total >= STEPS * 2, `every match listed (${r.total})`);
     figures.searchRenderMs = r.ms;
     const rows = frame.locator('.vlist-row:not(.placeholder)');
     await waitFor(async () => (await rows.count()) > 5, { what: 'hit rows' });
     assert.ok(await frame.locator('.vlist-row mark').count(), 'matched terms are marked');
-    assert.match(await frame.locator('[data-testid=search-status]').innerText(), /120 hits/);
+    assert.match(await frame.locator('[data-testid=search-status]').innerText(), new RegExp(`${r.total} hits`));
     // Render within 150 ms of the debounced keystroke (measured by the panel: request → DOM updated).
     const samples = [];
     for (const q of ['parseconfig', 'bug number', 'walrus', 'parser', 'zebra river']) {
-      await typeQuery(q);
-      const s = await searchSettled();
+      const s = await searchSettled(await typeQuery(q));
       samples.push(s.ms);
     }
     figures.searchRenderSamplesMs = samples;
@@ -181,23 +191,30 @@ describe('history panel (real workbench)', function () {
   });
 
   it('filters by kind and by seq range', async () => {
-    await typeQuery('parser');
-    await searchSettled(STEPS * 2);
+    const all = await searchSettled(await typeQuery('parser'));
+    let g = await searchGen();
     await frame.locator('[data-testid=filter-kind]').click();
     await frame.locator('[data-testid=filter-kind] vscode-option[value=tool_call]').click();
-    await searchSettled(STEPS);
+    await waitFor(async () => (await searchSettled(g)).total < all.total, { what: 'the kind filter to narrow the list' });
     const kinds = await frame.locator('.vlist-row:not(.placeholder) .kind').allInnerTexts();
     assert.ok(kinds.length && kinds.every((k) => k === 'tool_call'), `only tool calls: ${kinds.slice(0, 5)}`);
+    const byKind = await searchSettled(g);
+    g = await searchGen();
     await frame.locator('[data-testid=filter-seq-to] input').fill('40');
-    const r = await searchSettled();
-    assert.ok(r.total > 0 && r.total < STEPS, `seq filter narrows (${r.total})`);
+    const r = await waitFor(async () => {
+      const s = await searchSettled(g);
+      return s.total < byKind.total ? s : null;
+    }, { what: 'the seq filter to narrow the list' });
+    assert.ok(r.total > 0);
+    const seqs = await frame.locator('.vlist-row:not(.placeholder) .seq').allInnerTexts();
+    assert.ok(seqs.every((x) => Number(x.slice(1)) <= 40), `only seqs up to 40: ${seqs}`);
+    g = await searchGen();
     await frame.locator('[data-testid=clear-filters]').click();
-    await searchSettled(STEPS * 2);
+    await waitFor(async () => (await searchSettled(g)).total === all.total, { what: 'the full list back' });
   });
 
   it('expands a selected hit, shows neighbours, and opens it in an editor tab', async () => {
-    await typeQuery('parseconfig7');
-    await searchSettled(1);
+    await searchSettled(await typeQuery('parseconfig7'));
     await frame.locator('.vlist-row').first().click();
     const detail = frame.locator('[data-testid=detail] article.event');
     await detail.waitFor({ timeout: 10000 });
@@ -213,8 +230,7 @@ describe('history panel (real workbench)', function () {
   });
 
   it('loads a capped payload on demand', async () => {
-    await typeQuery('walrus');
-    await searchSettled(1);
+    await searchSettled(await typeQuery('walrus'));
     await frame.locator('.vlist-row').first().click();
     const content = frame.locator('[data-testid=detail] pre.content');
     await content.waitFor();
@@ -273,8 +289,7 @@ describe('history panel (real workbench)', function () {
     await showTab('search');
     await frame.locator('[data-testid=scope]').click();
     await frame.locator('[data-testid=scope] vscode-option[value=""]').click();
-    await typeQuery('hostile sample');
-    await searchSettled(3);
+    await searchSettled(await typeQuery('hostile sample'));
     for (let i = 0; i < 3; i++) {
       await frame.locator('.vlist-row').nth(i).click();
       await frame.locator('[data-testid=detail] article.event').waitFor();
@@ -296,8 +311,7 @@ describe('history panel (real workbench)', function () {
   });
 
   it('scrolls 10,000 hits smoothly (virtualized)', async () => {
-    await typeQuery('zebra');
-    const r = await searchSettled(10_000);
+    const r = await searchSettled(await typeQuery('zebra'));
     assert.equal(r.total, 10_000);
     assert.match(await frame.locator('[data-testid=search-status]').innerText(), /10,000\+ hits/);
     const stats = await frame.evaluate(async () => {
@@ -326,8 +340,7 @@ describe('history panel (real workbench)', function () {
   });
 
   it('takes screenshots in light, dark and high-contrast themes', async () => {
-    await typeQuery('parser');
-    await searchSettled(STEPS * 2);
+    await searchSettled(await typeQuery('parser'));
     await frame.locator('.vlist-row').nth(1).click();
     await frame.locator('[data-testid=detail] article.event').waitFor();
     for (const [theme, file] of [['Light Modern', 'panel-light'], ['Dark Modern', 'panel-dark'], ['Dark High Contrast', 'panel-high-contrast'], ['Light High Contrast', 'panel-high-contrast-light']]) {
@@ -341,13 +354,13 @@ describe('history panel (real workbench)', function () {
 
   it('keeps its state across a window reload', async () => {
     await showTab('search');
-    await typeQuery('parseconfig12');
-    await searchSettled(1);
+    await searchSettled(await typeQuery('parseconfig12'));
     await frame.locator('.vlist-row').first().click();
     await frame.locator('[data-testid=detail] article.event').waitFor();
     const seq = await frame.locator('[data-testid=detail] article.event').getAttribute('data-seq');
+    const g = await searchGen();
     await frame.locator('[data-testid=filter-seq-from] input').fill('2');
-    await searchSettled(1);
+    await searchSettled(g);
     await wb.page.waitForTimeout(400); // setState is written at most every 150 ms
     await wb.runCommand('Developer: Reload Window');
     await wb.page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: 120000 });
@@ -355,7 +368,7 @@ describe('history panel (real workbench)', function () {
     await panelFrame(240000); // restored by the serializer once Scroll is registered again, not reopened
     await waitFor(async () => (await frame.locator('[data-testid=query] input').inputValue().catch(() => '')) === 'parseconfig12', { what: 'the query restored' });
     assert.equal(await frame.locator('[data-testid=filter-seq-from] input').inputValue(), '2');
-    await searchSettled(1);
+    await searchSettled(0);
     await waitFor(async () => (await frame.locator('[data-testid=detail] article.event').getAttribute('data-seq').catch(() => null)) === seq, {
       what: `the selected event ${seq} restored`,
     });

@@ -191,7 +191,7 @@ export class SearchView {
       const ms = performance.now() - started;
       const parts = [
         page.total === 0 ? 'No hits' : `${formatCount(page.total)}${page.capped ? '+' : ''} hit${page.total === 1 ? '' : 's'}`,
-        page.broadened ? 'no event has every word, so these match any of them' : '',
+        page.broadened ? 'related events (next to a match, or with some of the words) follow the matches' : '',
         page.pruned.length ? `ignored: ${page.pruned.join(', ')}` : '',
         page.message ?? '',
         `${Math.round(ms)} ms`,
@@ -200,6 +200,9 @@ export class SearchView {
       this.statusLine.setAttribute('data-render-ms', ms.toFixed(1));
       this.statusLine.setAttribute('data-host-ms', String(page.elapsedMs));
       this.statusLine.setAttribute('data-total', String(page.total));
+      // For tests and tools reading the panel: which search the status describes.
+      this.statusLine.setAttribute('data-query', query);
+      this.statusLine.setAttribute('data-generation', String(gen));
     } catch (e) {
       if (gen !== this.generation) return;
       this.setStatus(e instanceof Error ? e.message : String(e), true);
@@ -225,7 +228,7 @@ export class SearchView {
         hit.name ? h('span', { class: 'name' }, hit.name) : null,
         h('span', { class: 'session' }, hit.session),
         h('time', { datetime: hit.ts }, formatTime(hit.ts)),
-        hit.broadened ? h('span', { class: 'broadened', title: 'matches some of the words' }, 'partial') : null,
+        hit.broadened ? h('span', { class: 'broadened', title: 'next to a match, or matching only some of the words' }, 'related') : null,
       ),
       line2,
     );

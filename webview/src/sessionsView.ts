@@ -44,8 +44,8 @@ export class SessionsView {
         h('td', null, `#${s.firstSeq}–${s.lastSeq}`),
         h('td', { class: 'actions' },
           scoped
-            ? button('Show all sessions', () => this.app.setScope(null), { testId: 'unscope' })
-            : button('Scope to this', () => this.app.setScope(s.session), { ariaLabel: `Scope the panel to session ${s.session}`, testId: 'scope' }),
+            ? button('Show all sessions', () => this.app.setScope(null), { testId: 'unscope-session' })
+            : button('Scope to this', () => this.app.setScope(s.session), { ariaLabel: `Scope the panel to session ${s.session}`, testId: 'scope-session' }),
           button('Timeline', () => {
             this.app.setScope(s.session);
             this.app.showTab('timeline');

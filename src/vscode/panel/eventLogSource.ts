@@ -4,7 +4,7 @@
  * load a session's text or payloads.
  */
 import { openDatabase, type Database, type Statement } from '../../core/db';
-import { parseQuery } from '../../core/search';
+import { BROADEN_BELOW, makeSnippet, parseQuery } from '../../core/search';
 import type { LogEvent, LogStats, SearchOptions, SearchResult, SessionInfo } from '../../core/types';
 import type { OutlineRow, PanelDataSource, StepCount } from './panelDataSource';
 
@@ -58,12 +58,28 @@ export class EventLogPanelSource implements PanelDataSource {
     return this.log.search(query, opts);
   }
   countMatches(query: string, opts: SearchOptions, result: SearchResult): number {
-    // The same terms the search used (after stop words and pruning), AND — or OR when the search
-    // broadened (the precise hits are a subset of the OR hits, so the OR count is the list's size).
+    // The same terms the search used (after stop words and pruning). The list counted is the events
+    // that match: all terms, or — when fewer than BROADEN_BELOW match them all — any term, as the
+    // search then broadens. (Context hits the search adds next to matches are not counted.)
     const used = new Set(result.terms);
     const terms = parseQuery(query).terms.filter((t) => used.has(t.text));
     if (!terms.length) return 0;
-    const match = terms.map((t) => t.fts).join(result.broadened ? ' OR ' : ' AND ');
+    const all = this.countMatch(terms.map((t) => t.fts).join(' AND '), opts);
+    return all < BROADEN_BELOW && terms.length > 1 ? this.countMatch(terms.map((t) => t.fts).join(' OR '), opts) : all;
+  }
+
+  snippets(seqs: number[], query: string, terms: string[]): Map<number, string> {
+    const out = new Map<number, string>();
+    if (!seqs.length) return out;
+    const used = new Set(terms);
+    const keys = [...new Set(parseQuery(query).terms.filter((t) => used.has(t.text)).flatMap((t) => t.keys))];
+    // `content` is the full text, or the stored preview of a payload (what search snippets too).
+    const rows = this.meta.prepare(`SELECT seq, content FROM events WHERE seq IN (${seqs.map(() => '?').join(',')})`).all(...seqs);
+    for (const r of rows) out.set(Number(r.seq), makeSnippet(String(r.content ?? ''), keys));
+    return out;
+  }
+
+  private countMatch(match: string, opts: SearchOptions): number {
     const conds = ['events_fts MATCH ?'];
     const params: unknown[] = [match];
     if (opts.seqFrom !== undefined) {

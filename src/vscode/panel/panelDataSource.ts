@@ -25,9 +25,15 @@ export interface PanelDataSource {
   /**
    * How many events the query matches in all (not just the page `result` holds): counted, not
    * ranked, so it costs a fraction of a search. `result` is a search of the same query and filters
-   * (it says which terms were used after pruning and whether the list was broadened).
+   * (it says which terms were used after pruning). Related hits the search adds next to matches
+   * are not counted: a long list ends with the last match.
    */
   countMatches(query: string, opts: SearchOptions, result: SearchResult): number;
+  /**
+   * Snippets of the given events for a query (matched terms in « »), cut from the stored text the
+   * way search cuts them; `terms` are the terms the search used. Keyed by seq.
+   */
+  snippets(seqs: number[], query: string, terms: string[]): Map<number, string>;
   get(seq: number): LogEvent | undefined;
   /** Events with from ≤ seq ≤ to, full content, in seq order. */
   range(from: number, to: number): LogEvent[];

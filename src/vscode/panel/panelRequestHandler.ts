@@ -3,7 +3,7 @@
  * forwards messages here and posts the answers back; unit tests and the benchmark call it directly.
  * Everything it returns is paged or capped (see the protocol's constants).
  */
-import type { LogEvent, SearchHit, SearchOptions } from '../../core/types';
+import type { LogEvent, SearchHit, SearchOptions, SearchResult } from '../../core/types';
 import {
   CONTENT_CAP,
   EVENT_PAGE_SIZE,
@@ -38,12 +38,22 @@ export interface PanelHandlerOptions {
   levelCap?: number;
 }
 
-/** The total of the latest query, counted once and reused while the reader scrolls its pages. */
-interface TotalCache {
+/**
+ * The ranked list of the latest query, without snippets, fetched once: pages are cut from it, so
+ * they never overlap or skip even though the search's context re-ranking depends on how many
+ * candidates it ranks. Past the first SEARCH_LIST_MAX hits, pages come from the search's own
+ * offset paging.
+ */
+interface HitList {
   key: string;
   maxSeq: number;
+  hits: SearchHit[];
   total: number;
+  result: SearchResult;
 }
+
+/** Hits ranked in one go per query (the search module's largest k). */
+export const SEARCH_LIST_MAX = 1000;
 
 export function toPanelEvent(e: LogEvent, cap = CONTENT_CAP): PanelEvent {
   const truncated = e.content.length > cap;
@@ -99,7 +109,7 @@ function num(v: unknown): number | null {
 }
 
 export class PanelRequestHandler {
-  private lastTotal: TotalCache | undefined;
+  private list: HitList | undefined;
 
   constructor(
     private readonly source: PanelDataSource,
@@ -151,7 +161,7 @@ export class PanelRequestHandler {
 
   /** Drops the cached hit list (the log grew). */
   invalidate(): void {
-    this.lastTotal = undefined;
+    this.list = undefined;
   }
 
   search(query: string, filters: SearchFilters, offset: number, limit: number): SearchPage {
@@ -159,28 +169,34 @@ export class PanelRequestHandler {
     const opts = searchOptions(filters);
     const key = JSON.stringify([query, opts]);
     const maxSeq = this.source.maxSeq();
-    const res = offset < HIT_CAP
-      ? this.source.search(query, { ...opts, k: Math.min(limit, HIT_CAP - offset), offset, snippet: true })
-      : { hits: [], broadened: false, terms: [], pruned: [] };
-    let total: number;
-    if (this.lastTotal && this.lastTotal.key === key && this.lastTotal.maxSeq === maxSeq) {
-      total = this.lastTotal.total;
+    let list = this.list;
+    if (!list || list.key !== key || list.maxSeq !== maxSeq) {
+      const result = this.source.search(query, { ...opts, k: SEARCH_LIST_MAX, snippet: false });
+      let total = result.hits.length;
+      // A full list may go on: the matches are counted (cheaper than ranking them all).
+      if (total >= SEARCH_LIST_MAX) total = Math.max(total, this.source.countMatches(query, opts, result));
+      list = this.list = { key, maxSeq, hits: result.hits, total: Math.min(total, HIT_CAP + 1), result };
+    }
+    const end = Math.min(offset + limit, list.total, HIT_CAP);
+    let hits: SearchHit[];
+    if (end <= list.hits.length) {
+      hits = list.hits.slice(offset, end);
+      const snippets = this.source.snippets(hits.map((h) => h.seq), query, list.result.terms);
+      hits = hits.map((h) => ({ ...h, snippet: snippets.get(h.seq) ?? '' }));
     } else {
-      // A short first page is the whole list; otherwise count (cheaper than ranking everything).
-      total = offset === 0 && res.hits.length < limit ? res.hits.length : Math.max(offset + res.hits.length, this.source.countMatches(query, opts, res));
-      this.lastTotal = { key, maxSeq, total };
+      hits = offset < end ? this.source.search(query, { ...opts, k: end - offset, offset, snippet: true }).hits : [];
     }
     const page: SearchPage = {
       offset,
-      hits: res.hits.map(toPanelHit),
-      total: Math.min(total, HIT_CAP),
-      capped: total > HIT_CAP,
-      broadened: res.broadened,
-      terms: res.terms,
-      pruned: res.pruned,
+      hits: hits.map(toPanelHit),
+      total: Math.min(list.total, HIT_CAP),
+      capped: list.total > HIT_CAP,
+      broadened: hits.some((h) => h.broadened),
+      terms: list.result.terms,
+      pruned: list.result.pruned,
       elapsedMs: 0,
     };
-    if (res.message) page.message = res.message;
+    if (list.result.message) page.message = list.result.message;
     page.elapsedMs = Math.round((performance.now() - started) * 10) / 10;
     return page;
   }

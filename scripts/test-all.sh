@@ -1,16 +1,42 @@
 #!/usr/bin/env bash
-# `npm test`: every kind of test, in order of cost. Fails on the first failing layer.
-set -euo pipefail
+# `npm test`: every kind of test, in order of cost: build → unit (Node 20) → Python → node:sqlite →
+# in-host integration (real VS Code extension host) → UI end-to-end (Playwright). A failed build stops
+# the run; a failed test layer does not stop the later layers (one CI run shows everything that fails),
+# and the run exits non-zero if any layer failed. The host tools (Node 24, code-server, Chromium,
+# playwright-core) install on demand into ${SCROLL_DEV_CACHE:-~/.cache/scroll-dev}.
+# One layer only: SCROLL_TEST_LAYERS="unit python" npm test   (names: unit python node-sqlite host e2e)
+set -uo pipefail
 cd "$(dirname "$0")/.."
 
+failed=()
+want() { [ -z "${SCROLL_TEST_LAYERS:-}" ] || [[ " $SCROLL_TEST_LAYERS " == *" $1 "* ]]; }
+layer() { # layer NAME COMMAND...: runs one layer, records a failure and carries on
+  local name=$1; shift
+  want "$name" || return 0
+  local t0=$SECONDS
+  if "$@"; then echo "== $name: passed ($((SECONDS - t0)) s)"; else echo "== $name: FAILED ($((SECONDS - t0)) s)"; failed+=("$name"); fi
+}
+
 echo "== build"
-npx tsc -p .
-node scripts/build.mjs
+npx tsc -p . || { echo "== build: FAILED (tsc)"; exit 1; }
+node scripts/build.mjs || { echo "== build: FAILED (esbuild)"; exit 1; }
 
 echo "== unit tests (Node $(node --version), better-sqlite3)"
 # Node 20 does not expand globs in --test arguments: list the files.
-node --test --test-reporter=spec $(find out/test/unit -name '*.test.js' | sort)
+layer unit node --test --test-reporter=spec $(find out/test/unit -name '*.test.js' | sort)
 
 echo "== python tests"
-python3 -m unittest discover -s test/python -v
-bash scripts/test-node-sqlite.sh
+layer python python3 -m unittest discover -s test/python -v
+layer node-sqlite bash scripts/test-node-sqlite.sh
+
+echo "== in-host integration tests (real VS Code extension host)"
+layer host node scripts/host/run-host-tests.mjs --no-build
+
+echo "== UI end-to-end tests (Playwright, real workbench)"
+layer e2e node scripts/host/run-e2e.mjs --no-build
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "npm test: FAILED layers: ${failed[*]}"
+  exit 1
+fi
+echo "npm test: all layers passed"

@@ -154,6 +154,20 @@ export function extensionId(dir) {
  * out: a `<publisher>.<name>-<version>` entry (a symlink to the folder, so a rebuild is picked up by a
  * window reload) listed in the profile manifest `extensions.json`.
  */
+/** Removes extensions (by id) from a code-server extensions folder installed with installExtensions. */
+export function uninstallExtensions(extensionsDir, ids) {
+  const manifestPath = path.join(extensionsDir, 'extensions.json');
+  if (!fs.existsSync(manifestPath)) return;
+  const lower = new Set(ids.map((i) => i.toLowerCase()));
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+  for (const e of manifest) {
+    if (lower.has(e.identifier?.id?.toLowerCase()) && e.relativeLocation) {
+      fs.rmSync(path.join(extensionsDir, e.relativeLocation), { recursive: true, force: true });
+    }
+  }
+  fs.writeFileSync(manifestPath, JSON.stringify(manifest.filter((e) => !lower.has(e.identifier?.id?.toLowerCase()))));
+}
+
 export function installExtensions(extensionsDir, dirs) {
   fs.mkdirSync(extensionsDir, { recursive: true });
   const manifestPath = path.join(extensionsDir, 'extensions.json');
@@ -221,8 +235,10 @@ export async function startCodeServer(host, { runDir, extensionsDir, port, env =
     fs.mkdirSync(d, { recursive: true });
   }
   fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
-  fs.writeFileSync(
-    path.join(userDataDir, 'User', 'settings.json'),
+  // Defaults for a fresh profile only: a kept profile (npm start) keeps the user's own settings.
+  const settingsFile = path.join(userDataDir, 'User', 'settings.json');
+  if (!fs.existsSync(settingsFile)) fs.writeFileSync(
+    settingsFile,
     JSON.stringify(
       {
         'telemetry.telemetryLevel': 'off',
@@ -274,8 +290,11 @@ export async function startCodeServer(host, { runDir, extensionsDir, port, env =
   });
   fs.closeSync(out);
   let exited = null;
-  child.on('exit', (code, signal) => {
-    exited = { code, signal };
+  const exitedPromise = new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      exited = { code, signal };
+      resolve(exited);
+    });
   });
   const stop = () => {
     if (exited) return;
@@ -315,7 +334,7 @@ export async function startCodeServer(host, { runDir, extensionsDir, port, env =
     stop();
     throw e;
   }
-  return { url, port, pid: child.pid, logFile, userDataDir, extensionsDir, stop };
+  return { url, port, pid: child.pid, logFile, userDataDir, extensionsDir, stop, exited: exitedPromise };
 }
 
 function groupAlive(pgid) {

@@ -21,14 +21,15 @@ COMMON_SHARE = 0.5
 CONTEXT_NEAR = 0.6
 CONTEXT_FAR = 0.15
 MIN_CANDIDATES = 40
+CONTEXT_OF = 20
 DEFAULT_K = 10
 MAX_K = 1000
 MAX_TERMS = 32  # query.ts
 MAX_QUERY_CHARS = 4000
-SNIPPET_TOKENS = 64  # snippet.ts
-LEAD_TOKENS = 8
+SNIPPET_CHARS = 320  # snippet.ts
+LEAD_CHARS = 48
 MAX_WINDOW_STARTS = 200
-MAX_TOKEN_CHARS = 40
+MAX_WORD_EXTENSION = 40
 
 _RANK = "bm25(events_fts, %s)" % ", ".join("%.1f" % w for w in BM25_WEIGHTS)
 
@@ -337,67 +338,154 @@ def parse_query(text):
 
 # --- snippet.ts ---------------------------------------------------------------------------------
 _WS = re.compile(r"\s+")
+_ASCII = re.compile(r"^[\x00-\x7f]*$")
 
 
-def _collapse(s):
-    return _WS.sub(" ", s)
+def _is_word_code(c):
+    return 48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122 or c == 95
 
 
-def make_snippet(content, keys, window_tokens=SNIPPET_TOKENS):
-    """The window of ~64 tokens covering the most distinct keys, matches wrapped in « »."""
-    key_index = {}
-    for i, k in enumerate(keys):
-        key_index.setdefault(k, i)
-    toks = []  # (start, end, [key indexes])
-    matched_at = []
-    for m in TOKEN_RE.finditer(content):
-        word = m.group(0)
-        ks = []
-        if key_index:
-            k = key_index.get(stem_key(word))
-            if k is not None:
-                ks.append(k)
-            if is_compound(word):
-                for p in identifier_parts(word):
-                    k = key_index.get(porter_stem(p))
-                    if k is not None and k not in ks:
-                        ks.append(k)
-        if ks:
-            matched_at.append(len(toks))
-        toks.append((m.start(), m.end(), ks))
-    if not toks:
-        return _collapse(content)[:200]
-    best_start, best_distinct, best_count = 0, -1, -1
-    starts = matched_at[:MAX_WINDOW_STARTS] if matched_at else [0]
-    for i in starts:
-        s = max(0, min(i - LEAD_TOKENS, len(toks) - window_tokens))
-        e = min(len(toks), s + window_tokens)
-        seen = set()
-        count = 0
-        for j in range(s, e):
-            ks = toks[j][2]
-            if not ks:
+def _is_word_at(s, i):
+    c = ord(s[i])
+    return _is_word_code(c) if c < 128 else s[i].isalnum()
+
+
+def _starts_part(s, i):
+    if i == 0 or not _is_word_at(s, i - 1):
+        return True
+    p = ord(s[i - 1])
+    if p == 95:
+        return True
+    c = ord(s[i])
+    if (97 <= p <= 122 or 48 <= p <= 57) and 65 <= c <= 90:
+        return True
+    return 65 <= p <= 90 and 65 <= c <= 90 and i + 1 < len(s) and 97 <= ord(s[i + 1]) <= 122
+
+
+def _ends_part(s, i):
+    if i >= len(s):
+        return True
+    c = ord(s[i])
+    if c == 95 or not _is_word_at(s, i):
+        return True
+    return 65 <= c <= 90 and not (65 <= ord(s[i - 1]) <= 90)
+
+
+def snippet_prefixes(keys):
+    """Search prefixes for the keys: the stem minus a trailing i/e Porter may have written."""
+    out = []
+    for k in keys:
+        p = k
+        if len(p) > 3 and p[-1] in "ie":
+            p = p[:-1]
+        if p and _ASCII.match(p) and p not in out:
+            out.append(p)
+    return out
+
+
+def prefix_pattern(prefixes):
+    """The same pattern string as snippet.ts `prefixPattern`."""
+    alts = []
+    for p in sorted(prefixes, key=lambda p: (-len(p), p)):
+        alts.append("".join("[%s%s]" % (c, c.upper()) if "a" <= c <= "z" else re.escape(c) for c in p))
+    return ("(?:(?<![A-Za-z0-9_])|(?<=_)|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]))(?:%s)" % "|".join(alts))
+
+
+_regex_cache = {}
+
+
+def _prefix_regex(pattern):
+    rx = _regex_cache.get(pattern)
+    if rx is None:
+        if len(_regex_cache) > 100:
+            _regex_cache.clear()
+        rx = _regex_cache[pattern] = re.compile(pattern)
+    return rx
+
+
+def _folded_copy(s):
+    out = []
+    for ch in s:
+        if ord(ch) < 128:
+            out.append(ch)
+            continue
+        f = "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.category(c).startswith("M"))
+        if len(f) != 1:
+            return None
+        out.append(f)
+    return "".join(out)
+
+
+def make_snippet(content, keys):
+    """About 64 tokens (SNIPPET_CHARS characters) covering the most distinct keys, matches in « »."""
+    prefixes = snippet_prefixes(keys)
+    matches = []  # [start, end, set(key ids)]
+    text = content if _ASCII.match(content) else _folded_copy(content)
+    if prefixes and text is not None:
+        ids = {p: i for i, p in enumerate(prefixes)}
+        rx = _prefix_regex(prefix_pattern(prefixes))
+        pos = 0
+        while True:
+            m = rx.search(text, pos)
+            if m is None:
+                break
+            at = m.start()
+            p = m.group(0).lower()
+            pos = at + len(p)
+            if not _starts_part(text, at):
                 continue
-            count += 1
-            seen.update(ks)
-        if len(seen) > best_distinct or (len(seen) == best_distinct and count > best_count):
-            best_start, best_distinct, best_count = s, len(seen), count
-    end = min(len(toks), best_start + window_tokens)
-    out = "…" if best_start > 0 else ""
-    pos = toks[best_start][0] if best_start > 0 else 0
-    for j in range(best_start, end):
-        start, stop, ks = toks[j]
-        out += _collapse(content[pos:start])
-        word = content[start:stop]
-        if len(word) > MAX_TOKEN_CHARS:
-            word = word[:MAX_TOKEN_CHARS] + "…"
-        out += "«%s»" % word if ks else word
+            if len(p) <= 2 and not _ends_part(text, at + len(p)):
+                continue
+            start = at
+            while start > 0 and _is_word_at(text, start - 1):
+                start -= 1
+            end = at + len(p)
+            while end < len(text) and _is_word_at(text, end):
+                end += 1
+            if matches and matches[-1][0] == start:
+                matches[-1][2].add(ids[p])
+            else:
+                matches.append([start, end, {ids[p]}])
+    ws = 0
+    if matches:
+        best, best_count = -1, -1
+        for i in range(min(len(matches), MAX_WINDOW_STARTS)):
+            s = max(0, matches[i][0] - LEAD_CHARS)
+            e = s + SNIPPET_CHARS
+            seen = set()
+            count = 0
+            j = i
+            while j < len(matches) and matches[j][0] < e:
+                count += 1
+                seen |= matches[j][2]
+                j += 1
+            j = i - 1
+            while j >= 0 and matches[j][0] >= s:
+                count += 1
+                seen |= matches[j][2]
+                j -= 1
+            if len(seen) > best or (len(seen) == best and count > best_count):
+                best, best_count, ws = len(seen), count, s
+    start = ws
+    while 0 < start < len(content) and _is_word_at(content, start - 1) and _is_word_at(content, start):
+        start += 1
+    end = min(len(content), ws + SNIPPET_CHARS)
+    limit = min(len(content), end + MAX_WORD_EXTENSION)
+    while end < limit and end > 0 and _is_word_at(content, end - 1) and _is_word_at(content, end):
+        end += 1
+    out = []
+    pos = start
+    for m_start, m_end, _ in matches:
+        if m_end <= start or m_start < start:
+            continue
+        if m_start >= end:
+            break
+        stop = min(m_end, end)
+        out.append(content[pos:m_start] + "«" + content[m_start:stop] + "»")
         pos = stop
-    if end < len(toks):
-        out += _collapse(content[pos:toks[end][0]]).rstrip() + "…"
-    else:
-        out += _collapse(content[pos:])
-    return out.strip()
+    out.append(content[pos:end])
+    body = _WS.sub(" ", "".join(out)).strip()
+    return ("…" if start > 0 else "") + body + ("…" if end < len(content) else "")
 
 
 # --- search.ts ----------------------------------------------------------------------------------
@@ -538,11 +626,12 @@ def _ranked_seqs(conn, match, plan, limit):
     return conn.execute(sql, params).fetchall()
 
 
-def _with_context(conn, matched, plan):
+def _with_context(conn, matched, plan, want):
     if not matched:
         return []
+    best = sorted(matched.items(), key=lambda e: (0 if e[1][1] else 1, -e[1][0], -e[0]))[:max(want, CONTEXT_OF)]
     around = set()
-    for seq in matched:
+    for seq, _ in best:
         for d in range(-2, 3):
             x = seq + d
             if x < 1 or (plan["lo"] is not None and x < plan["lo"]) or (plan["hi"] is not None and x > plan["hi"]):
@@ -619,7 +708,7 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
     except sqlite3.Error as exc:
         result["message"] = "search failed: %s" % exc
         return result
-    ranked = _with_context(conn, matched, plan)
+    ranked = _with_context(conn, matched, plan, want)
     page = ranked[offset:offset + k]
     result["broadened"] = any(not p for _, _, p in page)
     if not page:
@@ -629,7 +718,7 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
     for row in conn.execute("SELECT %s FROM events WHERE seq IN (%s)" % (cols, ", ".join("?" * len(page))),
                             [s for s, _, _ in page]):
         rows[int(row[0])] = row
-    keys = _unique([key for t in terms for key in t["keys"]])
+    keys = _unique([key for t in terms for key in t["keys"]])  # snippet.ts gets the same list
     for seq, score, precise in page:
         row = rows.get(seq)
         if row is None:

@@ -2,6 +2,6 @@
 export { buildIndexDocument, compoundParts, type IndexDocument } from './indexText';
 export { searchEvents, BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, type SearchDatabase } from './search';
 export { parseQuery, MAX_TERMS, MAX_QUERY_CHARS, type ParsedQuery, type QueryTerm } from './query';
-export { makeSnippet, SNIPPET_TOKENS } from './snippet';
+export { makeSnippet, snippetPrefixes, SNIPPET_CHARS } from './snippet';
 export { porterStem } from './porter';
 export { STOP_WORDS, fold, stemKey, identifierParts, isCompound } from './tokens';

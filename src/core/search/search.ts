@@ -42,6 +42,8 @@ export const CONTEXT_NEAR = 0.6;
 export const CONTEXT_FAR = 0.15;
 /** Matches fetched before context re-ranking (at least offset + k). */
 export const MIN_CANDIDATES = 40;
+/** Candidates whose neighbourhood is ranked (at least offset + k). */
+export const CONTEXT_OF = 20;
 export const DEFAULT_K = 10;
 export const MAX_K = 1000;
 
@@ -216,10 +218,16 @@ interface Ranked {
  * the filters) that context lifts. Precise (AND) matches come first; OR-only matches and
  * neighbours that match nothing themselves are `broadened`. Ties: newest seq first.
  */
-function withContext(db: SearchDatabase, matched: Map<number, { score: number; precise: boolean }>, plan: Plan): Ranked[] {
+function withContext(db: SearchDatabase, matched: Map<number, { score: number; precise: boolean }>, plan: Plan, want: number): Ranked[] {
   if (matched.size === 0) return [];
+  // Only the best CONTEXT_OF candidates (in final order) and their neighbours are ranked: the
+  // page cannot reach further, and each looked-up neighbour costs a row read.
+  const best = [...matched.entries()]
+    .sort((a, b) => (a[1].precise !== b[1].precise ? (a[1].precise ? -1 : 1) : b[1].score - a[1].score || b[0] - a[0]))
+    .slice(0, Math.max(want, CONTEXT_OF))
+    .map((e) => e[0]);
   const around = new Set<number>();
-  for (const seq of matched.keys()) {
+  for (const seq of best) {
     for (let d = -2; d <= 2; d++) {
       const x = seq + d;
       if (x < 1 || (plan.lo !== null && x < plan.lo) || (plan.hi !== null && x > plan.hi)) continue;
@@ -323,7 +331,7 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
     result.message = `search failed: ${(err as Error).message}`;
     return result;
   }
-  const ranked = withContext(db, matched, plan);
+  const ranked = withContext(db, matched, plan, want);
   const page = ranked.slice(offset, offset + k);
   result.broadened = page.some((r) => r.broadened);
   if (page.length === 0) return result;

@@ -1,121 +1,180 @@
 /**
- * Snippets: the ~64-token window of an event's text that covers the most distinct query terms,
- * matched words wrapped in « ». FTS5's snippet() needs stored content and our index is contentless,
- * so this is done here (and identically in kernel/scroll_search.py: `make_snippet`).
+ * Snippets: a window of about 64 tokens (SNIPPET_CHARS characters) of an event's text that covers
+ * the most distinct query terms, the matched words wrapped in « ». FTS5's snippet() needs stored
+ * content and our index is contentless, so this is done here, and identically in
+ * kernel/scroll_search.py (`make_snippet`).
+ *
+ * It must stay cheap (ten hits of up to 8 KB each per search), so the text is never tokenized as a
+ * whole: one native regex finds where a query stem starts a word or an identifier part, and only
+ * the chosen window is rendered. A word is marked when it (or one of its identifier
+ * parts) starts with the stem of a query term, minus a trailing `i`/`e` that Porter may have
+ * written (`happi` marks happy, `connect` marks connections); stems of one or two letters must be
+ * the whole word or part (`id` marks `userId`, not `idea`). Text with letters outside ASCII is
+ * matched on a diacritic-free copy when folding keeps its length, else it is shown unmarked.
  */
-import { TOKEN_RE, identifierParts, isCompound, stemKey } from './tokens';
-import { porterStem } from './porter';
-import { splitCompound } from './indexText';
 
-export const SNIPPET_TOKENS = 64;
+export const SNIPPET_CHARS = 320;
 /** Context kept before the first match of the window. */
-const LEAD_TOKENS = 8;
-/** Only the first matches are tried as window starts (long tool outputs can match thousands of times). */
+const LEAD_CHARS = 48;
+/** Only the first matches are tried as window starts (long outputs can match thousands of times). */
 const MAX_WINDOW_STARTS = 200;
-/** A token longer than this (base64, minified code) is shown cut. */
-const MAX_TOKEN_CHARS = 40;
+/** A word cut by the window end is completed up to this many characters. */
+const MAX_WORD_EXTENSION = 40;
 
-export function makeSnippet(content: string, keys: readonly string[], windowTokens = SNIPPET_TOKENS): string {
-  const keyIndex = new Map<string, number>();
-  keys.forEach((k, i) => keyIndex.set(k, i));
-  const firstChars = new Set(keys.map((k) => k[0]));
-  // Token boundaries in flat arrays; key matches only for the (few) matching tokens.
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const matchedKeys = new Map<number, number[]>();
-  const matchedAt: number[] = [];
-  const scratch: number[] = [];
-  TOKEN_RE.lastIndex = 0;
-  for (let m = TOKEN_RE.exec(content); m !== null; m = TOKEN_RE.exec(content)) {
-    const word = m[0];
-    if (keyIndex.size > 0) {
-      scratch.length = 0;
-      matchKeys(word, keyIndex, firstChars, scratch);
-      if (scratch.length > 0) {
-        matchedKeys.set(starts.length, scratch.slice());
-        matchedAt.push(starts.length);
+const isWordCode = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const isLower = (c: number) => c >= 97 && c <= 122;
+const isUpper = (c: number) => c >= 65 && c <= 90;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const NON_ASCII_WORD = /[\p{L}\p{N}]/u;
+
+function isWordAt(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  return c < 128 ? isWordCode(c) : NON_ASCII_WORD.test(s[i]);
+}
+
+/** A word or identifier part starts at i: after a non-word char, after `_`, or at a case boundary. */
+function startsPart(s: string, i: number): boolean {
+  if (i === 0 || !isWordAt(s, i - 1)) return true;
+  const p = s.charCodeAt(i - 1);
+  if (p === 95) return true;
+  const c = s.charCodeAt(i);
+  if ((isLower(p) || isDigit(p)) && isUpper(c)) return true;
+  return isUpper(p) && isUpper(c) && i + 1 < s.length && isLower(s.charCodeAt(i + 1));
+}
+
+/** The part that starts at i ends here (for one- and two-letter stems, which must be whole). */
+function endsPart(s: string, i: number): boolean {
+  if (i >= s.length) return true;
+  const c = s.charCodeAt(i);
+  if (c === 95 || !isWordAt(s, i)) return true;
+  return isUpper(c) && !isUpper(s.charCodeAt(i - 1));
+}
+
+/** Search prefixes for the keys: the stem minus a trailing i/e Porter may have written. */
+export function snippetPrefixes(keys: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const k of keys) {
+    let p = k;
+    if (p.length > 3 && (p.endsWith('i') || p.endsWith('e'))) p = p.slice(0, -1);
+    // eslint-disable-next-line no-control-regex
+    if (p && /^[\x00-\x7f]*$/.test(p) && !out.includes(p)) out.push(p);
+  }
+  return out;
+}
+
+/** Lower-case, diacritic-free copy with the same length, or null when folding changes the length. */
+function foldedCopy(s: string): string | null {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i];
+    if (ch.charCodeAt(0) < 128) {
+      out += ch;
+      continue;
+    }
+    const f = ch.normalize('NFD').replace(/\p{M}+/gu, '');
+    if (f.length !== 1) return null;
+    out += f;
+  }
+  return out;
+}
+
+interface Match {
+  start: number;
+  end: number;
+  keys: Set<number>;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const regexCache = new Map<string, RegExp>();
+/**
+ * One regex for all prefixes (longest first, letters in either case) that only tries positions
+ * where a word or identifier part may start; `startsPart` then decides. Cached: every hit of a
+ * search uses the same one. kernel/scroll_search.py builds the same pattern string.
+ */
+export function prefixPattern(prefixes: readonly string[]): string {
+  const alts = [...prefixes]
+    .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
+    .map((p) => [...p].map((c) => (c >= 'a' && c <= 'z' ? `[${c}${c.toUpperCase()}]` : escapeRe(c))).join(''));
+  return `(?:(?<![A-Za-z0-9_])|(?<=_)|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]))(?:${alts.join('|')})`;
+}
+function prefixRegex(prefixes: readonly string[]): RegExp {
+  const source = prefixPattern(prefixes);
+  let rx = regexCache.get(source);
+  if (!rx) {
+    if (regexCache.size > 100) regexCache.clear();
+    rx = new RegExp(source, 'g');
+    regexCache.set(source, rx);
+  }
+  rx.lastIndex = 0;
+  return rx;
+}
+
+export function makeSnippet(content: string, keys: readonly string[]): string {
+  const prefixes = snippetPrefixes(keys);
+  const matches: Match[] = [];
+  // eslint-disable-next-line no-control-regex
+  const text = /^[\x00-\x7f]*$/.test(content) ? content : foldedCopy(content);
+  if (prefixes.length > 0 && text !== null) {
+    const ids = new Map(prefixes.map((p, i) => [p, i]));
+    const rx = prefixRegex(prefixes);
+    let last: Match | undefined;
+    for (let m = rx.exec(text); m !== null; m = rx.exec(text)) {
+      const at = m.index;
+      const p = m[0].toLowerCase();
+      if (!startsPart(text, at)) continue;
+      if (p.length <= 2 && !endsPart(text, at + p.length)) continue;
+      let start = at;
+      while (start > 0 && isWordAt(text, start - 1)) start--;
+      let end = at + p.length;
+      while (end < text.length && isWordAt(text, end)) end++;
+      if (last && last.start === start) last.keys.add(ids.get(p)!);
+      else matches.push((last = { start, end, keys: new Set([ids.get(p)!]) }));
+      rx.lastIndex = at + p.length;
+    }
+  }
+
+  let ws = 0;
+  if (matches.length > 0) {
+    let best = -1;
+    let bestCount = -1;
+    for (let i = 0; i < matches.length && i < MAX_WINDOW_STARTS; i++) {
+      const s = Math.max(0, matches[i].start - LEAD_CHARS);
+      const e = s + SNIPPET_CHARS;
+      const seen = new Set<number>();
+      let count = 0;
+      for (let j = i; j < matches.length && matches[j].start < e; j++) {
+        count++;
+        for (const k of matches[j].keys) seen.add(k);
+      }
+      for (let j = i - 1; j >= 0 && matches[j].start >= s; j--) {
+        count++;
+        for (const k of matches[j].keys) seen.add(k);
+      }
+      if (seen.size > best || (seen.size === best && count > bestCount)) {
+        best = seen.size;
+        bestCount = count;
+        ws = s;
       }
     }
-    starts.push(m.index);
-    ends.push(m.index + word.length);
   }
-  const n = starts.length;
-  if (n === 0) return collapse(content).slice(0, 200);
+  // Snap to word boundaries: never start inside a word, finish the word at the end.
+  let start = ws;
+  while (start > 0 && start < content.length && isWordAt(content, start - 1) && isWordAt(content, start)) start++;
+  let end = Math.min(content.length, ws + SNIPPET_CHARS);
+  const limit = Math.min(content.length, end + MAX_WORD_EXTENSION);
+  while (end < limit && end > 0 && isWordAt(content, end - 1) && isWordAt(content, end)) end++;
 
-  let bestStart = 0;
-  let bestDistinct = -1;
-  let bestCount = -1;
-  const windowStarts = matchedAt.length > 0 ? matchedAt.slice(0, MAX_WINDOW_STARTS) : [0];
-  for (const i of windowStarts) {
-    const s = Math.max(0, Math.min(i - LEAD_TOKENS, n - windowTokens));
-    const e = Math.min(n, s + windowTokens);
-    const seen = new Set<number>();
-    let count = 0;
-    // Only matched tokens matter: walk the sorted match positions inside [s, e).
-    for (const j of matchedAt) {
-      if (j < s) continue;
-      if (j >= e) break;
-      count++;
-      for (const k of matchedKeys.get(j)!) seen.add(k);
-    }
-    if (seen.size > bestDistinct || (seen.size === bestDistinct && count > bestCount)) {
-      bestStart = s;
-      bestDistinct = seen.size;
-      bestCount = count;
-    }
+  let out = '';
+  let pos = start;
+  for (const m of matches) {
+    if (m.end <= start || m.start < start) continue;
+    if (m.start >= end) break;
+    const stop = Math.min(m.end, end);
+    out += content.slice(pos, m.start) + '«' + content.slice(m.start, stop) + '»';
+    pos = stop;
   }
-  const end = Math.min(n, bestStart + windowTokens);
-  let out = bestStart > 0 ? '…' : '';
-  let pos = bestStart > 0 ? starts[bestStart] : 0;
-  for (let j = bestStart; j < end; j++) {
-    out += collapse(content.slice(pos, starts[j]));
-    let word = content.slice(starts[j], ends[j]);
-    if (word.length > MAX_TOKEN_CHARS) word = word.slice(0, MAX_TOKEN_CHARS) + '…';
-    out += matchedKeys.has(j) ? `«${word}»` : word;
-    pos = ends[j];
-  }
-  if (end < n) out += collapse(content.slice(pos, starts[end])).trimEnd() + '…';
-  else out += collapse(content.slice(pos));
-  return out.trim();
-}
-
-function matchKeys(word: string, keyIndex: Map<string, number>, firstChars: Set<string>, out: number[]): void {
-  // Porter never changes the first letter, so most words are rejected without stemming.
-  const c0 = word.charCodeAt(0);
-  const first = c0 < 128 ? (c0 >= 65 && c0 <= 90 ? String.fromCharCode(c0 + 32) : word[0]) : stemKey(word)[0];
-  if (firstChars.has(first)) {
-    const k = keyIndex.get(stemKey(word));
-    if (k !== undefined) out.push(k);
-  }
-  if (!mayBeCompound(word)) return;
-  for (const p of partStems(word)) {
-    const k = keyIndex.get(p);
-    if (k !== undefined && !out.includes(k)) out.push(k);
-  }
-}
-
-/** Cheap pre-check for isCompound: an `_`, or an upper-case ASCII letter after the first char. */
-function mayBeCompound(word: string): boolean {
-  for (let i = 0; i < word.length; i++) {
-    const c = word.charCodeAt(i);
-    if (c === 95 || (i > 0 && c >= 65 && c <= 90)) return true;
-  }
-  return false;
-}
-
-const NO_PARTS: readonly string[] = [];
-const partStemCache = new Map<string, readonly string[]>();
-/** Stems of a compound identifier's parts (memoised: code repeats the same identifiers). */
-function partStems(word: string): readonly string[] {
-  let stems = partStemCache.get(word);
-  if (stems === undefined) {
-    stems = isCompound(word) && /^[\x00-\x7f]*$/.test(word) ? splitCompound(word).map((p) => stemKey(p)) : isCompound(word) ? identifierParts(word).map((p) => porterStem(p)) : NO_PARTS;
-    if (partStemCache.size > 50_000) partStemCache.clear();
-    partStemCache.set(word, stems);
-  }
-  return stems;
-}
-
-function collapse(s: string): string {
-  return s.replace(/\s+/g, ' ');
+  out += content.slice(pos, end);
+  out = out.replace(/\s+/g, ' ').trim();
+  return (start > 0 ? '…' : '') + out + (end < content.length ? '…' : '');
 }

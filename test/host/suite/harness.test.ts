@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { ScrollApi } from '../../../src/api';
 import { openDatabase } from '../../../src/core/db';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
@@ -140,5 +141,24 @@ describe('real-editor harness', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('the extension reads the seeded history of the sample workspace through that driver', async () => {
+    const api = await vscode.extensions.getExtension<ScrollApi>(scrollId)!.activate();
+    const result = api.search('retry cap');
+    assert.ok(result.hits.length > 0, `hits for "retry cap" in ${api.logPath()}`);
+    const seen = api.get(result.hits[0].seq);
+    assert.ok(seen && /retr|cap/i.test(seen.content), 'the hit resolves to its event');
+    assert.deepEqual(api.sessions().map((s) => s.session).sort(), ['ledger-2026-11-20', 'ledger-2026-11-24']);
+    const stats = api.services.existingLog()!.stats();
+    let nativeLoads = true;
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      new (require('better-sqlite3'))(':memory:').close();
+    } catch {
+      nativeLoads = false;
+    }
+    assert.equal(stats.driver, nativeLoads ? 'better-sqlite3' : 'node:sqlite');
+    console.log(`[harness] the extension's log ${stats.path}: ${stats.events} events through ${stats.driver}`);
   });
 });

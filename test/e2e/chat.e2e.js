@@ -50,11 +50,16 @@ describe('@scroll in the Chat view (UI)', function () {
         { text: 'EDIT-DONE' },
       ],
     });
-    await wb.sendChat('@scroll mark the decisions file as reviewed', { waitFor: 'confirmation' });
+    // The response waits on the confirmation; it completes once we press Allow.
+    const answered = wb.sendChat('@scroll mark the decisions file as reviewed', { timeoutMs: 120000 });
+    answered.catch(() => {});
+    // The confirmation may sit above the input ("1 confirmation pending"), outside the response row.
+    const allow = wb.page.getByRole('button', { name: /^Allow/ }).first();
+    await allow.waitFor({ state: 'visible', timeout: 60000 });
     assert.equal(fs.readFileSync(file, 'utf8'), before, 'nothing changes before the user allows it');
     await wb.screenshot('chat-confirmation');
-    await wb.confirmChat('Allow');
-    const reply = await wb.waitForChatResponse();
+    await allow.click();
+    const reply = await answered;
     assert.match(reply, /EDIT-DONE/);
     assert.ok(fs.readFileSync(file, 'utf8').startsWith('# Decisions (reviewed)'));
   });

@@ -187,7 +187,7 @@ async function runAgent(
   const footer = [`[seq ${result.userSeq}–${result.lastSeq}](${openRangeLink(result.userSeq, result.lastSeq)}) logged`];
   if (links.length) footer.push(`tool results: ${links.join(', ')}`);
   if (result.evictions) footer.push(`${result.evictions} eviction${result.evictions === 1 ? '' : 's'} (\`/index\`)`);
-  stream.markdown(trustedMarkdown(`\n\n---\n<small>Session \`${agent.session}\` · ${footer.join(' · ')}</small>`));
+  stream.markdown(trustedMarkdown(`\n\n---\n_Session \`${agent.session}\` · ${footer.join(' · ')}_`));
   services.notifyLogChanged();
   return meta({ userSeq: result.userSeq, lastSeq: result.lastSeq });
 }

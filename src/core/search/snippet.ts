@@ -88,15 +88,15 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const regexCache = new Map<string, RegExp>();
 /**
- * One regex for all prefixes (longest first, letters in either case) that only tries positions
- * where a word or identifier part may start; `startsPart` then decides. Cached: every hit of a
- * search uses the same one. kernel/scroll_search.py builds the same pattern string.
+ * One regex for all prefixes (longest first, letters in either case; no lookbehind, so the engine
+ * can skip ahead on the first letter); `startsPart` then decides. Cached: every hit of a search
+ * uses the same one. kernel/scroll_search.py builds the same pattern string.
  */
 export function prefixPattern(prefixes: readonly string[]): string {
   const alts = [...prefixes]
     .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
     .map((p) => [...p].map((c) => (c >= 'a' && c <= 'z' ? `[${c}${c.toUpperCase()}]` : escapeRe(c))).join(''));
-  return `(?:(?<![A-Za-z0-9_])|(?<=_)|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]))(?:${alts.join('|')})`;
+  return alts.join('|');
 }
 function prefixRegex(prefixes: readonly string[]): RegExp {
   const source = prefixPattern(prefixes);
@@ -122,8 +122,10 @@ export function makeSnippet(content: string, keys: readonly string[]): string {
     for (let m = rx.exec(text); m !== null; m = rx.exec(text)) {
       const at = m.index;
       const p = m[0].toLowerCase();
-      if (!startsPart(text, at)) continue;
-      if (p.length <= 2 && !endsPart(text, at + p.length)) continue;
+      if (!startsPart(text, at) || (p.length <= 2 && !endsPart(text, at + p.length))) {
+        rx.lastIndex = at + 1; // every position is tried
+        continue;
+      }
       let start = at;
       while (start > 0 && isWordAt(text, start - 1)) start--;
       let end = at + p.length;

@@ -74,7 +74,7 @@ export function registerCommands(context: vscode.ExtensionContext, services: Scr
       void vscode.window.showWarningMessage('Scroll: the Python kernel is disabled in untrusted workspaces.');
       return false;
     }
-    const target = typeof session === 'string' ? session : services.activeSession;
+    const target = typeof session === 'string' ? session : services.execSession();
     if (!target || !services.hasKernel(target)) {
       void vscode.window.showInformationMessage('Scroll: no kernel is running; one starts when @scroll first runs Python.');
       return false;

@@ -139,6 +139,11 @@ export class ScrollServices implements vscode.Disposable {
     return started;
   }
 
+  /** The session whose kernel a scroll_exec from outside @scroll uses (and the restart command targets). */
+  execSession(): string {
+    return this.activeSessionId ?? this.toolsSession;
+  }
+
   /**
    * Called by @scroll right before it invokes scroll_exec through vscode.lm.invokeTool: the tool
    * then runs the cell inside the agent loop's step (logged through the loop, so its view sees it).
@@ -169,7 +174,7 @@ export class ScrollServices implements vscode.Disposable {
         expected.output = typeof r === 'string' ? { content: r } : r;
         return expected.output;
       }
-      const session = this.activeSessionId ?? this.toolsSession;
+      const session = this.execSession();
       const { LoggedKernel, formatKernelResult } = lazy.loggedKernel();
       const kernel = new LoggedKernel(await this.kernel(session), this.log());
       const r = await kernel.execute(code, { session, timeoutMs: this.config.kernelTimeoutMs, signal: abort.signal });

@@ -118,6 +118,17 @@ describe('Scroll commands and tabs', () => {
     assert.deepEqual(logged.slice(0, 4), ['kernel_exec', 'kernel_output', 'kernel_exec', 'kernel_output']);
   });
 
+  it('restartKernel clears the kernel variables', async () => {
+    await vscode.lm.invokeTool('scroll_exec', { input: { code: 'kept = 1' }, toolInvocationToken: undefined });
+    assert.equal(await vscode.commands.executeCommand('scroll.restartKernel'), true);
+    const out = toolText(await vscode.lm.invokeTool('scroll_exec', { input: { code: "print('kept' in globals())" }, toolInvocationToken: undefined }));
+    assert.equal(out.trim(), 'False');
+  });
+
+  it('openHistoryPanel opens the panel', async () => {
+    assert.equal(await vscode.commands.executeCommand('scroll.openHistoryPanel'), true);
+  });
+
   it('revealLogFolder and the status bar item are there', async () => {
     const folder = await vscode.commands.executeCommand<string>('scroll.revealLogFolder');
     assert.equal(folder, path.dirname(api.logPath()));

@@ -215,4 +215,25 @@ describe('@scroll in the Chat view (scripted model)', function () {
     await waitFor('/expand to finish', () => api.services.turnsCompleted > before + 1, 30_000);
     assert.equal(lm.requests.length, requests, 'slash commands do not call the model');
   });
+
+  it('a fresh agent loop (as after a window reload) continues the session from the log', async () => {
+    // After a reload the participant has no loop in memory; ChatResult.metadata gives it the session id
+    // and the loop is rebuilt from the log. Here: a new AgentSession on the same session and log.
+    const { AgentSession } = await import('../../../src/vscode/chat/agentSession');
+    const session = api.activeSession()!;
+    const [model] = await vscode.lm.selectChatModels({ vendor: lm.vendor });
+    lm.setScript({ rules: [{ match: /[\s\S]*/, reply: () => ({ text: 'still here' }) }] });
+    const before = lm.requests.length;
+    const fresh = new AgentSession(session, api.services);
+    const r = await fresh.run('[AFTER] are you still there?', model, {
+      toolInvocationToken: undefined,
+      token: new vscode.CancellationTokenSource().token,
+      onProgress: () => undefined,
+    });
+    assert.equal(r.text, 'still here');
+    const first = lm.requests[before];
+    assert.match(first.messages[0].text, /Evicted from this view/, 'the rebuilt view carries the eviction index');
+    assert.ok(first.messages.some((m) => m.text.includes(`The release code word is ${CODE_WORD}`)), 'the previous turn is in the rebuilt view');
+    assert.equal(api.get(r.userSeq)!.session, session, 'the new message joins the same session');
+  });
 });

@@ -11,8 +11,9 @@
  *  3. "almost nothing": when the AND query has fewer than min(k, BROADEN_BELOW) hits and there is
  *     more than one term, the OR of the terms adds candidates, marked `broadened`;
  *  4. context: every candidate's score also lifts its neighbours in the same session (±1 by
- *     CONTEXT_NEAR, ±2 by CONTEXT_FAR of its score), and neighbours that pass the filters join the
- *     list as `broadened` hits (the answer is often next to the match: the tool result after
+ *     CONTEXT_NEAR, ±2 by CONTEXT_FAR of its score); the best max(offset + k, CONTEXT_OF)
+ *     candidates and their neighbours that pass the filters are ranked, neighbours that match
+ *     nothing themselves as `broadened` hits (the answer is often next to the match: the tool result after
  *     the call, the reply after the question). Tuned on LoCoMo: R@10 0.64 → 0.73;
  *  5. order: precise (AND) hits first, then broadened ones; each by score, ties newest seq first;
  *     `offset`/k page through that list. Filters restrict every step.

@@ -39,7 +39,18 @@ export class VscodeModelClient implements ModelClient {
       } catch (e) {
         throw new Error(describeLanguageModelError(e, this.id), { cause: e });
       }
-      for await (const part of response.stream) {
+      // Errors can also arrive mid-stream (the provider fails after the request was accepted).
+      const stream = response.stream[Symbol.asyncIterator]();
+      for (;;) {
+        let next: IteratorResult<unknown>;
+        try {
+          next = await stream.next();
+        } catch (e) {
+          if (cts.token.isCancellationRequested) return;
+          throw new Error(describeLanguageModelError(e, this.id), { cause: e });
+        }
+        if (next.done) break;
+        const part = next.value;
         if (part instanceof vscode.LanguageModelTextPart) {
           if (part.value) yield { type: 'text', text: part.value };
         } else if (part instanceof vscode.LanguageModelToolCallPart) {

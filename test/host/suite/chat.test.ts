@@ -216,6 +216,19 @@ describe('@scroll in the Chat view (scripted model)', function () {
     assert.equal(lm.requests.length, requests, 'slash commands do not call the model');
   });
 
+  it('a model error ends the turn with a clear message; the failure is logged', async () => {
+    const session = api.activeSession()!;
+    lm.setScript({ turns: [{ error: { code: 'Blocked', message: 'quota exhausted' } }] });
+    const before = api.services.turnsCompleted;
+    await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@scroll [ERR] hello again', modelSelector: { vendor: lm.vendor } });
+    await waitFor('the failed turn to end', () => api.services.turnsCompleted > before, 60_000, 200);
+    const recent = api.services.existingLog()!.recent(3, session);
+    assert.equal(recent.find((e) => e.kind === 'user_message')?.content, '[ERR] hello again', 'the message is kept');
+    const note = recent.find((e) => e.kind === 'note');
+    assert.ok(note, 'the failure is in the log');
+    assert.match(note.content, /model call failed.*(is blocked for Scroll|quota exhausted)/s);
+  });
+
   it('a fresh agent loop (as after a window reload) continues the session from the log', async () => {
     // After a reload the participant has no loop in memory; ChatResult.metadata gives it the session id
     // and the loop is rebuilt from the log. Here: a new AgentSession on the same session and log.

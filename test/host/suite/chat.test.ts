@@ -249,4 +249,18 @@ describe('@scroll in the Chat view (scripted model)', function () {
     assert.ok(first.messages.some((m) => m.text.includes(`The release code word is ${CODE_WORD}`)), 'the previous turn is in the rebuilt view');
     assert.equal(api.get(r.userSeq)!.session, session, 'the new message joins the same session');
   });
+
+  it('/new starts a new session; later requests in the chat use it (metadata read back)', async () => {
+    const old = api.activeSession();
+    const send = async (query: string) => {
+      const before = api.services.turnsCompleted;
+      await vscode.commands.executeCommand('workbench.action.chat.open', { query, modelSelector: { vendor: lm.vendor } });
+      await waitFor(`"${query}" to finish`, () => api.services.turnsCompleted > before, 30_000, 200);
+    };
+    await send('@scroll /new');
+    const fresh = api.activeSession();
+    assert.ok(fresh && fresh !== old, `a new session (${old} → ${fresh})`);
+    await send('@scroll /index');
+    assert.equal(api.activeSession(), fresh, 'the next request found the new session in the chat history');
+  });
 });

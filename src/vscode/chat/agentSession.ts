@@ -79,6 +79,7 @@ export class AgentSession {
   private loop: AgentLoop | undefined;
   private client: RequestModelClient | undefined;
   private hooks: TurnHooks | undefined;
+  private loopKey = '';
 
   constructor(
     readonly session: string,
@@ -94,10 +95,12 @@ export class AgentSession {
   }
 
   async run(prompt: string, model: vscode.LanguageModelChat, hooks: TurnHooks): Promise<AgentRunResult> {
-    const key = `${model.vendor}/${model.id}`;
-    if (!this.loop || !this.client || this.client.id !== key) {
+    const cfg = this.services.config;
+    // A different model or view settings rebuild the loop (from the log: nothing is lost).
+    const key = `${model.vendor}/${model.id}|${cfg.viewMaxTokens}|${cfg.indexLevelCap}|${cfg.kernelTimeoutMs}`;
+    if (!this.loop || !this.client || this.loopKey !== key) {
+      this.loopKey = key;
       this.client = new RequestModelClient(model, hooks.token);
-      const cfg = this.services.config;
       this.loop = AgentLoop.open({
         log: this.services.log(),
         session: this.session,

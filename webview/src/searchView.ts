@@ -159,6 +159,10 @@ export class SearchView {
     const cur = this.current;
     if (!cur) return [];
     const res = await this.app.rpc.request('search', { query: cur.query, filters: cur.filters, offset: page * SEARCH_PAGE_SIZE, limit: SEARCH_PAGE_SIZE });
+    if (cur === this.current && res.total !== this.list.length) {
+      this.list.setTotal(res.total);
+      this.statusLine.setAttribute('data-total', String(res.total));
+    }
     return res.hits;
   }
 

@@ -73,6 +73,20 @@ export class VirtualList<T> {
     this.renderNow();
   }
 
+  /** The list grew or shrank (the host learned the exact total while the reader scrolled). */
+  setTotal(total: number): void {
+    if (total === this.total) return;
+    this.total = total;
+    this.spacer.style.height = `${total * this.opts.rowHeight}px`;
+    for (const [i, el] of this.rendered) {
+      if (i >= total) {
+        el.remove();
+        this.rendered.delete(i);
+      } else el.setAttribute('aria-setsize', String(total));
+    }
+    this.schedule();
+  }
+
   get length(): number {
     return this.total;
   }

@@ -39,20 +39,27 @@ export interface PanelHandlerOptions {
 }
 
 /**
- * The ranked list of the latest query, without snippets, fetched once: pages are cut from it, so
- * they never overlap or skip even though the search's context re-ranking depends on how many
- * candidates it ranks. Past the first SEARCH_LIST_MAX hits, pages come from the search's own
- * offset paging.
+ * The ranked list of the latest query, without snippets. Pages are cut from it, so they never
+ * overlap or skip even though the search's context re-ranking depends on how many candidates it
+ * ranks. It starts short (the first screen answers fast) and grows as the reader scrolls: a longer
+ * ranking keeps the hits already listed, in place, and appends the ones not yet listed. Past
+ * SEARCH_LIST_MAX hits, pages come from the search's own offset paging.
  */
 interface HitList {
   key: string;
   maxSeq: number;
   hits: SearchHit[];
+  /** The k of the longest ranking so far. */
+  ranked: number;
+  /** True when the ranking returned fewer than asked: the list is all there is. */
+  complete: boolean;
   total: number;
   result: SearchResult;
 }
 
-/** Hits ranked in one go per query (the search module's largest k). */
+/** Hits ranked for the first screen; the list grows 4× at a time up to SEARCH_LIST_MAX. */
+export const FIRST_RANKING = 100;
+/** The search module's largest k. */
 export const SEARCH_LIST_MAX = 1000;
 
 export function toPanelEvent(e: LogEvent, cap = CONTENT_CAP): PanelEvent {
@@ -171,20 +178,31 @@ export class PanelRequestHandler {
     const maxSeq = this.source.maxSeq();
     let list = this.list;
     if (!list || list.key !== key || list.maxSeq !== maxSeq) {
-      const result = this.source.search(query, { ...opts, k: SEARCH_LIST_MAX, snippet: false });
-      let total = result.hits.length;
-      // A full list may go on: the matches are counted (cheaper than ranking them all).
-      if (total >= SEARCH_LIST_MAX) total = Math.max(total, this.source.countMatches(query, opts, result));
-      list = this.list = { key, maxSeq, hits: result.hits, total: Math.min(total, HIT_CAP + 1), result };
+      const result = this.source.search(query, { ...opts, k: FIRST_RANKING, snippet: false });
+      const complete = result.hits.length < FIRST_RANKING;
+      // A full first ranking may go on: the matches are counted (cheaper than ranking them all).
+      const total = complete ? result.hits.length : Math.max(result.hits.length, this.source.countMatches(query, opts, result));
+      list = this.list = { key, maxSeq, hits: result.hits, ranked: FIRST_RANKING, complete, total, result };
     }
-    const end = Math.min(offset + limit, list.total, HIT_CAP);
+    const end = Math.min(offset + limit, HIT_CAP);
+    // A page that reaches the end of what is ranked so far lengthens the ranking (the total may grow).
+    while (!list.complete && end >= list.hits.length && list.ranked < SEARCH_LIST_MAX) {
+      const k = Math.min(SEARCH_LIST_MAX, Math.max(list.ranked * 4, end));
+      const longer = this.source.search(query, { ...opts, k, snippet: false }).hits;
+      const listed = new Set(list.hits.map((h) => h.seq));
+      for (const h of longer) if (!listed.has(h.seq)) list.hits.push(h);
+      list.ranked = k;
+      list.complete = longer.length < k;
+      list.total = list.complete ? list.hits.length : Math.max(list.total, list.hits.length);
+    }
+    const stop = Math.min(end, list.total);
     let hits: SearchHit[];
-    if (end <= list.hits.length) {
-      hits = list.hits.slice(offset, end);
+    if (stop <= list.hits.length) {
+      hits = list.hits.slice(offset, stop);
       const snippets = this.source.snippets(hits.map((h) => h.seq), query, list.result.terms);
       hits = hits.map((h) => ({ ...h, snippet: snippets.get(h.seq) ?? '' }));
     } else {
-      hits = offset < end ? this.source.search(query, { ...opts, k: end - offset, offset, snippet: true }).hits : [];
+      hits = offset < stop ? this.source.search(query, { ...opts, k: stop - offset, offset, snippet: true }).hits : [];
     }
     const page: SearchPage = {
       offset,

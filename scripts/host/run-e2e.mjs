@@ -47,8 +47,12 @@ async function main() {
   const runDir = fs.mkdtempSync(path.join(cacheDir, 'runs', 'e2e-'));
   onCleanup(() => fs.rmSync(runDir, { recursive: true, force: true }));
 
+  // One seeded copy shared by the run's tests, and a pristine template for tests that need their own
+  // (Workbench.open({ fresh: true }) copies it).
+  const template = path.join(runDir, 'workspace-template');
+  prepareWorkspace(template);
   const workspace = path.join(runDir, 'workspace');
-  prepareWorkspace(workspace);
+  fs.cpSync(template, workspace, { recursive: true });
   const extensionsDir = path.join(runDir, 'extensions');
   const extensions = [repoRoot, ...fixtureExtensions()];
   installExtensions(extensionsDir, extensions);
@@ -60,6 +64,7 @@ async function main() {
   Object.assign(process.env, {
     SCROLL_E2E_URL: server.url,
     SCROLL_E2E_WORKSPACE: workspace,
+    SCROLL_E2E_WORKSPACE_TEMPLATE: template,
     SCROLL_E2E_RESULTS: resultsDir,
     SCROLL_SCRIPTED_LM_DIR: lmDir,
     SCROLL_PLAYWRIGHT: host.playwrightCore,

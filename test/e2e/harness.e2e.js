@@ -12,7 +12,7 @@ describe('e2e harness (real workbench in Chromium)', function () {
   /** @type {Workbench} */
   let wb;
   before(async () => {
-    wb = await Workbench.open();
+    wb = await Workbench.open({ fresh: true }); // its own copy: other tests edit files of the shared one
   });
   after(async () => {
     await wb?.close();

@@ -31,6 +31,7 @@ function e2eEnv() {
   return {
     url,
     workspace: process.env.SCROLL_E2E_WORKSPACE,
+    workspaceTemplate: process.env.SCROLL_E2E_WORKSPACE_TEMPLATE,
     resultsDir: process.env.SCROLL_E2E_RESULTS || path.join(repoRoot, 'test-results', 'e2e'),
     scriptedLmDir: process.env.SCROLL_SCRIPTED_LM_DIR,
     playwrightCore: process.env.SCROLL_PLAYWRIGHT || path.join(cacheDir, 'playwright', 'node_modules', 'playwright-core'),
@@ -42,6 +43,14 @@ const CHROMIUM_ARGS = [
   '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
 ];
+
+/** A new copy of the run's pristine seeded sample workspace. */
+function freshWorkspace(env) {
+  if (!env.workspaceTemplate) throw new Error('SCROLL_E2E_WORKSPACE_TEMPLATE is not set: run e2e tests through scripts/host/run-e2e.mjs');
+  const dir = fs.mkdtempSync(path.join(path.dirname(env.workspaceTemplate), 'workspace-'));
+  fs.cpSync(env.workspaceTemplate, dir, { recursive: true });
+  return dir;
+}
 
 /** Workbenches still open, for the failure screenshots of hooks.js. */
 const openWorkbenches = new Set();
@@ -63,10 +72,12 @@ function safeName(s) {
 
 class Workbench {
   /**
-   * Launches Chromium and loads the workbench on `folder` (default: the seeded sample workspace of this
-   * run). Resolves once the workbench is rendered and extensions have finished activating at start-up.
+   * Launches Chromium and loads the workbench on `folder` (default: the seeded sample workspace this run's
+   * tests share). `fresh: true` opens a new seeded copy of its own instead (`wb.folder` says where), for a
+   * test that must not see what other tests changed. Resolves once the workbench is rendered and
+   * extensions have finished activating at start-up.
    */
-  static async open({ folder, viewport = { width: 1400, height: 900 }, timeoutMs = 120000 } = {}) {
+  static async open({ folder, fresh = false, viewport = { width: 1400, height: 900 }, timeoutMs = 120000 } = {}) {
     const env = e2eEnv();
     const { chromium } = createRequire(path.join(env.playwrightCore, 'package.json'))('playwright-core');
     const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'scroll-e2e-chromium-'));
@@ -80,7 +91,8 @@ class Workbench {
     const wb = new Workbench(env, context, page, profile);
     openWorkbenches.add(wb);
     page.on('pageerror', (e) => wb.pageErrors.push(String(e)));
-    const target = folder || env.workspace;
+    const target = folder || (fresh ? freshWorkspace(env) : env.workspace);
+    wb.folder = target;
     await page.goto(`${env.url}/?folder=${encodeURIComponent(target)}`, { waitUntil: 'domcontentloaded' });
     await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: timeoutMs });
     await page.locator('.monaco-workbench .explorer-folders-view, .monaco-workbench .part.sidebar').first().waitFor({ timeout: timeoutMs });

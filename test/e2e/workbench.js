@@ -93,10 +93,17 @@ class Workbench {
     page.on('pageerror', (e) => wb.pageErrors.push(String(e)));
     const target = folder || (fresh ? freshWorkspace(env) : env.workspace);
     wb.folder = target;
-    await page.goto(`${env.url}/?folder=${encodeURIComponent(target)}`, { waitUntil: 'domcontentloaded' });
-    await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: timeoutMs });
-    await page.locator('.monaco-workbench .explorer-folders-view, .monaco-workbench .part.sidebar').first().waitFor({ timeout: timeoutMs });
-    await wb.waitForExtensionsActivated(timeoutMs);
+    try {
+      await page.goto(`${env.url}/?folder=${encodeURIComponent(target)}`, { waitUntil: 'domcontentloaded' });
+      await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: timeoutMs });
+      await page.locator('.monaco-workbench .explorer-folders-view, .monaco-workbench .part.sidebar').first().waitFor({ timeout: timeoutMs });
+      await wb.waitForExtensionsActivated(timeoutMs);
+    } catch (e) {
+      // A failure here is usually in a `before` hook, which the per-test screenshot hook never sees.
+      const shot = await wb.screenshot(`FAILED opening the workbench ${new Date().toISOString()}`).catch(() => null);
+      await wb.close();
+      throw new Error(`the workbench did not load: ${e.message}${shot ? ` (screenshot: ${shot})` : ''}`);
+    }
     return wb;
   }
 

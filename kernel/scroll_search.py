@@ -507,7 +507,9 @@ def _corpus_stats(conn):
         total = st["total"] + _one(conn, "SELECT count(*) AS n FROM events WHERE seq > ?", (st["max_seq"],))[0]
     else:
         total = _one(conn, "SELECT count(*) AS n FROM events")[0]
-    st = {"max_seq": max_seq, "total": total, "df": {}, "spans": {}}
+    # Whole-log frequencies survive growth: see _scope_df (decisions stay exact).
+    df = st["df"] if st is not None and len(st["df"]) < 50000 else {}
+    st = {"max_seq": max_seq, "total": total, "df": df, "spans": {}}
     if len(_stats) >= _MAX_CACHED_CONNECTIONS and id(conn) not in _stats:
         _stats.clear()
     _stats[id(conn)] = (conn, st)
@@ -515,17 +517,23 @@ def _corpus_stats(conn):
 
 
 def _scope_df(conn, plan):
-    """(total, df(stem, fts)) for the searched scope: the whole log, or the bounded seq span."""
+    """(total, is_common(stem, fts)) for the searched scope: the whole log, or the bounded seq span."""
     st = _corpus_stats(conn)
     if plan["lo"] is None and plan["hi"] is None:
-        def df(stem, fts):
-            n = st["df"].get(stem)
-            if n is None:
-                row = _one(conn, "SELECT doc FROM events_vocab WHERE term = ?", (stem,))
-                n = int(row[0]) if row else 0
-                st["df"][stem] = n
-            return n
-        return st["total"], df
+        def is_common(stem, fts):
+            seen = st["df"].get(stem)
+            if seen is not None:
+                # Since it was read, the frequency grew by at most the events added (append-only).
+                added = st["total"] - seen[1]
+                if seen[0] > st["total"] * COMMON_SHARE:
+                    return True
+                if seen[0] + added <= st["total"] * COMMON_SHARE:
+                    return False
+            row = _one(conn, "SELECT doc FROM events_vocab WHERE term = ?", (stem,))
+            n = int(row[0]) if row else 0
+            st["df"][stem] = (n, st["total"])
+            return n > st["total"] * COMMON_SHARE
+        return st["total"], is_common
     lo = plan["lo"] if plan["lo"] is not None else 0
     hi = plan["hi"] if plan["hi"] is not None else st["max_seq"]
     key = "%d:%d" % (lo, hi)
@@ -536,14 +544,14 @@ def _scope_df(conn, plan):
         span = {"total": _one(conn, "SELECT count(*) AS n FROM events WHERE seq BETWEEN ? AND ?", (lo, hi))[0], "df": {}}
         st["spans"][key] = span
 
-    def span_df(stem, fts):
+    def span_is_common(stem, fts):
         n = span["df"].get(stem)
         if n is None:
             n = int(_one(conn, "SELECT count(*) AS n FROM events_fts WHERE events_fts MATCH ? AND rowid BETWEEN ? AND ?",
                          (fts, lo, hi))[0])
             span["df"][stem] = n
-        return n
-    return span["total"], span_df
+        return n > span["total"] * COMMON_SHARE
+    return span["total"], span_is_common
 
 
 def _as_list(v):
@@ -683,9 +691,9 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
     plan = _plan_filters(conn, kind, role, session, name, seq_range, ts_range)
     terms = parsed["terms"]
     if len(terms) > 1 and not plan["empty"]:
-        total, df = _scope_df(conn, plan)
+        total, is_common = _scope_df(conn, plan)
         if total > 0:
-            common = [t["type"] == "word" and df(stem_key(t["text"]), t["fts"]) > total * COMMON_SHARE for t in terms]
+            common = [t["type"] == "word" and is_common(stem_key(t["text"]), t["fts"]) for t in terms]
             kept = [t for t, c in zip(terms, common) if not c]
             if 0 < len(kept) < len(terms):
                 pruned.extend(t["text"] for t, c in zip(terms, common) if c)

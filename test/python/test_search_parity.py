@@ -150,6 +150,28 @@ class SearchParityTest(unittest.TestCase):
         self.assertEqual(r["hits"], [])
         self.assertIn("nothing to search", r["message"])
 
+    def test_pruning_follows_the_log_as_it_grows(self):
+        db = os.path.join(self.tmp, "grow", "scroll.db")
+
+        def ingest(contents):
+            src = os.path.join(self.tmp, "grow.jsonl")
+            with open(src, "w", encoding="utf-8") as f:
+                for c in contents:
+                    f.write(json.dumps({"kind": "note", "role": "assistant", "content": c, "session": "s"}) + "\n")
+            r = _cli("ingest", src, "--db", db)
+            self.assertEqual(r.returncode, 0, r.stderr)
+
+        ingest(["deploy timeout on staging", "health check ok", "database migrated", "cache warmed"])
+        conn = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+        try:
+            self.assertEqual(scroll_search.search(conn, "deploy timeout")["pruned"], [])
+            ingest(["deploy one", "deploy two", "deploy three", "deploy four"])  # 5 of 8
+            self.assertEqual(scroll_search.search(conn, "deploy timeout")["pruned"], ["deploy"])
+            ingest(["a", "b", "c", "d"])  # 5 of 12
+            self.assertEqual(scroll_search.search(conn, "deploy timeout")["pruned"], [])
+        finally:
+            conn.close()
+
     def test_bad_arguments_are_clamped_not_raised(self):
         conn = self.conns["main"]
         self.assertEqual(len(scroll_search.search(conn, "pool", k=0)["hits"]), 1)

@@ -67,7 +67,8 @@ function cached(db: SearchDatabase, sql: string): ReturnType<SearchDatabase['pre
 interface CorpusStats {
   maxSeq: number;
   total: number;
-  df: Map<string, number>;
+  /** Whole-log document frequency of a stem and the event count when it was read. */
+  df: Map<string, { n: number; total: number }>;
   /** Per seq span "lo:hi": events in the span and per-term counts inside it. */
   spans: Map<string, { total: number; df: Map<string, number> }>;
 }
@@ -75,8 +76,9 @@ const statsByDb = new WeakMap<object, CorpusStats>();
 const MAX_CACHED_SPANS = 32;
 
 /**
- * Event count and document frequencies, cached per connection until the log grows. The log is
- * append-only, so the count is brought up to date by counting only the new seqs.
+ * Event count and document frequencies, cached per connection. The log is append-only, so the
+ * count is brought up to date by counting only the new seqs, and a cached frequency stays good
+ * enough to decide "more than half" while the events added since cannot change the answer.
  */
 function corpusStats(db: SearchDatabase): CorpusStats {
   const maxSeq: number = cached(db, 'SELECT coalesce(max(seq), 0) AS m FROM events').get().m;
@@ -86,14 +88,15 @@ function corpusStats(db: SearchDatabase): CorpusStats {
     st && st.maxSeq < maxSeq
       ? st.total + cached(db, 'SELECT count(*) AS n FROM events WHERE seq > ?').get(st.maxSeq).n
       : cached(db, 'SELECT count(*) AS n FROM events').get().n;
-  st = { maxSeq, total, df: new Map(), spans: new Map() };
+  st = { maxSeq, total, df: st && st.df.size < 50_000 ? st.df : new Map(), spans: new Map() };
   statsByDb.set(db, st);
   return st;
 }
 
 interface ScopeStats {
   total: number;
-  df(stem: string, fts: string): number;
+  /** True when the term is in more than COMMON_SHARE of the events in scope. */
+  isCommon(stem: string, fts: string): boolean;
 }
 
 /**
@@ -107,14 +110,18 @@ function scopeStats(db: SearchDatabase, plan: Plan): ScopeStats {
   if (plan.lo === null && plan.hi === null) {
     return {
       total: st.total,
-      df(stem) {
-        let n = st.df.get(stem);
-        if (n === undefined) {
-          const row = cached(db, 'SELECT doc FROM events_vocab WHERE term = ?').get(stem);
-          n = row ? Number(row.doc) : 0;
-          st.df.set(stem, n);
+      isCommon(stem) {
+        const seen = st.df.get(stem);
+        if (seen) {
+          // Since it was read, the frequency grew by at most the events added (append-only).
+          const added = st.total - seen.total;
+          if (seen.n > st.total * COMMON_SHARE) return true;
+          if (seen.n + added <= st.total * COMMON_SHARE) return false;
         }
-        return n;
+        const row = cached(db, 'SELECT doc FROM events_vocab WHERE term = ?').get(stem);
+        const n = row ? Number(row.doc) : 0;
+        st.df.set(stem, { n, total: st.total });
+        return n > st.total * COMMON_SHARE;
       },
     };
   }
@@ -130,13 +137,13 @@ function scopeStats(db: SearchDatabase, plan: Plan): ScopeStats {
   const s = span;
   return {
     total: s.total,
-    df(stem, fts) {
+    isCommon(stem, fts) {
       let n = s.df.get(stem);
       if (n === undefined) {
         n = Number(cached(db, 'SELECT count(*) AS n FROM events_fts WHERE events_fts MATCH ? AND rowid BETWEEN ? AND ?').get(fts, lo, hi).n);
         s.df.set(stem, n);
       }
-      return n;
+      return n > s.total * COMMON_SHARE;
     },
   };
 }
@@ -305,7 +312,7 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
   if (terms.length > 1 && !plan.empty) {
     const scope = scopeStats(db, plan);
     if (scope.total > 0) {
-      const common = (t: QueryTerm) => t.type === 'word' && scope.df(stemKey(t.text), t.fts) > scope.total * COMMON_SHARE;
+      const common = (t: QueryTerm) => t.type === 'word' && scope.isCommon(stemKey(t.text), t.fts);
       const kept = terms.filter((t) => !common(t));
       if (kept.length > 0 && kept.length < terms.length) {
         for (const t of terms) if (!kept.includes(t)) pruned.push(t.text);

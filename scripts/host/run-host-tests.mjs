@@ -57,7 +57,8 @@ async function main() {
     extensionsDir,
     smokeTestDriver: true,
     env: {
-      SCROLL_TEST_RESULTS: resultsDir,
+      // Private to this run (others may run the harness in the same checkout); copied out at the end.
+      SCROLL_TEST_RESULTS: path.join(runDir, 'results'),
       SCROLL_HOST_TEST_FILES: fileFilters.join(','),
       SCROLL_HOST_TEST_GREP: opts.grep || '',
       SCROLL_SCRIPTED_LM_DIR: lmDir,
@@ -97,7 +98,9 @@ async function main() {
   await browser.close();
   server.stop();
 
+  const runResults = path.join(runDir, 'results', 'results.json');
   const resultsFile = path.join(resultsDir, 'results.json');
+  if (fs.existsSync(runResults)) fs.copyFileSync(runResults, resultsFile);
   if (fs.existsSync(resultsFile)) {
     const r = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
     for (const f of r.failed) console.log(`\n✗ ${f.title}\n${String(f.error).split('\n').slice(0, 8).join('\n')}`);

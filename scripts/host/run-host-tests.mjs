@@ -104,7 +104,7 @@ async function main() {
   if (fs.existsSync(resultsFile)) {
     const r = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
     for (const f of r.failed) console.log(`\n✗ ${f.title}\n${String(f.error).split('\n').slice(0, 8).join('\n')}`);
-    console.log(`\nin-host: ${r.passed.length} passed, ${r.failed.length} failed${r.pending.length ? `, ${r.pending.length} skipped` : ''}`);
+    console.log(`\nhost: ${r.passed.length} passed, ${r.failed.length} failed${r.pending.length ? `, ${r.pending.length} skipped` : ''}`);
   }
   say(`${outcome.why}; exit ${outcome.code}; ${((Date.now() - t0) / 1000).toFixed(1)} s${outcome.code ? `; screenshot and logs in ${path.relative(repoRoot, resultsDir)}/` : ''}`);
   return outcome.code;

@@ -8,6 +8,7 @@ import { AgentLoop, type AgentProgress, type AgentRunResult } from '../../core/a
 import type { ChatMessage, ModelChunk, ModelClient, ModelRequestOptions, ToolDefinition } from '../../core/agent/model';
 import { SCROLL_EXEC, type AgentTool, type ToolOutput } from '../../core/agent/tools';
 import { toolDescription } from '../../prompts';
+import type { EventLog } from '../../core/log/eventLog';
 import type { ScrollServices } from '../services';
 import { VscodeModelClient } from '../lm/vscodeModelClient';
 import { PARTICIPANT_TOOLS, TRUSTED_ONLY_TOOLS } from '../tools/registerTools';
@@ -80,6 +81,7 @@ export class AgentSession {
   private client: RequestModelClient | undefined;
   private hooks: TurnHooks | undefined;
   private loopKey = '';
+  private loopLog: EventLog | undefined;
 
   constructor(
     readonly session: string,
@@ -98,11 +100,13 @@ export class AgentSession {
     const cfg = this.services.config;
     // A different model or view settings rebuild the loop (from the log: nothing is lost).
     const key = `${model.vendor}/${model.id}|${cfg.viewMaxTokens}|${cfg.indexLevelCap}|${cfg.kernelTimeoutMs}`;
-    if (!this.loop || !this.client || this.loopKey !== key) {
+    const log = this.services.log(); // reopened after a settings change or a trust grant: rebuild then too
+    if (!this.loop || !this.client || this.loopKey !== key || this.loopLog !== log) {
       this.loopKey = key;
+      this.loopLog = log;
       this.client = new RequestModelClient(model, hooks.token);
       this.loop = AgentLoop.open({
-        log: this.services.log(),
+        log,
         session: this.session,
         model: this.client,
         tools: bridgeTools(this.services, () => this.hooks),

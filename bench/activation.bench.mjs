@@ -59,7 +59,8 @@ function recorder(name) {
   });
 }
 // The top-level names the module uses (esbuild copies own properties of the required module).
-const source = require('node:fs').readFileSync(process.argv[2], 'utf8');
+// (A minified bundle renames its import: take the names from the unminified source given as argv[3].)
+const source = require('node:fs').readFileSync(process.argv[3] || process.argv[2], 'utf8');
 const vscode = {};
 for (const m of source.matchAll(/\bvscode\d*\.([A-Za-z_$][\w$]*)/g)) vscode[m[1]] = recorder('vscode.' + m[1]);
 const resolve = Module._resolveFilename;
@@ -84,10 +85,10 @@ process.stdout.write(JSON.stringify({ requireMs, activateMs, warmMs: warm[10], e
 `,
 );
 
-function measure(file) {
+function measure(file, namesFrom = file) {
   const out = [];
   for (let i = 0; i < RUNS; i++) {
-    const r = spawnSync(process.execPath, [probe, file], { cwd: work, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [probe, file, namesFrom], { cwd: work, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`probe failed for ${file}: ${r.stderr}`);
     out.push(JSON.parse(r.stdout));
   }
@@ -95,17 +96,28 @@ function measure(file) {
   return { requireMs: med('requireMs'), activateMs: med('activateMs'), warmMs: med('warmMs'), coldTotalMs: med('requireMs') + med('activateMs'), editorCalls: out[0].editorCalls };
 }
 
+// The VSIX ships the minified production bundle: measure that too (built here, into the temp folder).
+const production = join(work, 'extension.prod.js');
+const esbuild = await import('esbuild');
+await esbuild.build({
+  entryPoints: [join(root, 'src/extension.ts')], outfile: production, bundle: true, minify: true, platform: 'node',
+  format: 'cjs', target: 'node20', external: ['vscode', 'better-sqlite3', 'node:sqlite'], logLevel: 'error', absWorkingDir: root,
+});
+
 try {
   const base = measure(baseline);
   const scroll = measure(bundle);
+  const prod = measure(production, bundle);
   const f = (n) => n.toFixed(2).padStart(7);
   console.log(`activation (median of ${RUNS} fresh processes, Node ${process.version})`);
   console.log(`                     require ms  activate ms  cold total  warm activate  editor API calls`);
   console.log(`  baseline (1 cmd)   ${f(base.requireMs)}      ${f(base.activateMs)}    ${f(base.coldTotalMs)}      ${f(base.warmMs)}   ${base.editorCalls}`);
-  console.log(`  scroll             ${f(scroll.requireMs)}      ${f(scroll.activateMs)}    ${f(scroll.coldTotalMs)}      ${f(scroll.warmMs)}   ${scroll.editorCalls}`);
+  console.log(`  scroll (dev build) ${f(scroll.requireMs)}      ${f(scroll.activateMs)}    ${f(scroll.coldTotalMs)}      ${f(scroll.warmMs)}   ${scroll.editorCalls}`);
+  console.log(`  scroll (VSIX, min) ${f(prod.requireMs)}      ${f(prod.activateMs)}    ${f(prod.coldTotalMs)}      ${f(prod.warmMs)}   ${prod.editorCalls}`);
   console.log(`  ratio scroll/baseline: cold total ${(scroll.coldTotalMs / base.coldTotalMs).toFixed(1)}x, activate ${(scroll.activateMs / base.activateMs).toFixed(1)}x`);
-  const ok = scroll.requireMs + scroll.activateMs <= 30;
-  console.log(`  target: module load + activate() ≤ 30 ms cold — ${ok ? 'met' : 'NOT met'} (${scroll.coldTotalMs.toFixed(1)} ms)`);
+  for (const [name, m] of [['dev build', scroll], ['VSIX bundle', prod]]) {
+    console.log(`  target: module load + activate() ≤ 30 ms cold — ${m.coldTotalMs <= 30 ? 'met' : 'NOT met'} by the ${name} (${m.coldTotalMs.toFixed(1)} ms)`);
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

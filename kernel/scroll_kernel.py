@@ -6,7 +6,7 @@
 Request  {"id", "code", "timeout_ms"?}
 Response {"id", "stdout", "stderr", "error": null | {"ename","evalue","traceback"}, "duration_ms",
           "variables": [{"name","type","size"}], "truncated"}
-The first line written is {"ready": true, "pid", "python"} once `ms` is bound.
+The first line written is {"ready": true, "pid", "python", "executable"} once `ms` is bound.
 
 One namespace for the whole process. The last expression of a cell is shown like a REPL shows it.
 Top-level `await` works. The cell's own time limit is enforced here (SIGALRM); the parent process
@@ -431,7 +431,7 @@ def main(argv=None):
         return 1
     signal.signal(signal.SIGINT, kernel.on_sigint)
     signal.signal(signal.SIGALRM, kernel.on_alarm)
-    send({"ready": True, "pid": os.getpid(), "python": sys.version.split()[0]})
+    send({"ready": True, "pid": os.getpid(), "python": sys.version.split()[0], "executable": sys.executable})
 
     reader = io.BufferedReader(proto_in)
     while True:

@@ -55,6 +55,7 @@ interface WireResponse {
   ready?: boolean;
   pid?: number;
   python?: string;
+  executable?: string;
   stdout?: string;
   stderr?: string;
   error?: KernelError | null;
@@ -100,6 +101,8 @@ export class SubprocessKernel implements Kernel {
   private lostBetweenCells?: string;
   private stderrTail = '';
   private disposed = false;
+  /** The interpreter's real path as the kernel reported it (sys.executable), used for restarts. */
+  private executable?: string;
 
   constructor(options: SubprocessKernelOptions = {}) {
     this.opts = {
@@ -220,7 +223,8 @@ export class SubprocessKernel implements Kernel {
     return new Promise<void>((resolve, reject) => {
       let child: ChildProcessWithoutNullStreams;
       try {
-        child = spawn(o.pythonPath, args, {
+        // After the first start, the interpreter itself: a launcher shim (pyenv) costs more than the kernel's own start.
+        child = spawn(this.executable ?? o.pythonPath, args, {
           cwd: o.cwd,
           env: kernelEnvironment(o.env ?? process.env),
           stdio: ['pipe', 'pipe', 'pipe'],
@@ -279,6 +283,7 @@ export class SubprocessKernel implements Kernel {
           if (!settled && 'ready' in msg) {
             if (msg.ready) {
               this.pythonVersion = msg.python;
+              if (typeof msg.executable === 'string' && msg.executable && existsSync(msg.executable)) this.executable = msg.executable;
               settle();
             } else {
               const err = msg.error;

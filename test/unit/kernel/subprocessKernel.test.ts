@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, statSync, realpathSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
@@ -156,6 +156,28 @@ describe('SubprocessKernel', () => {
     await kernel.execute('gone = 1');
     await kernel.restart();
     assert.equal((await kernel.execute('gone')).error?.ename, 'NameError');
+  });
+});
+
+describe('SubprocessKernel interpreter resolution', () => {
+  test('restarts spawn the interpreter itself, not the launcher that started it the first time', async () => {
+    const dir = tempDir();
+    // A launcher shim like pyenv's: counts its own runs, then hands over to the real interpreter.
+    const counter = join(dir, 'launches');
+    const shim = join(dir, 'python-shim');
+    writeFileSync(shim, `#!/bin/sh\necho x >> "${counter}"\nexec python3 "$@"\n`);
+    chmodSync(shim, 0o755);
+    const kernel = new SubprocessKernel({ pythonPath: shim, cwd: dir });
+    try {
+      await kernel.start();
+      await kernel.execute('x = 1');
+      await kernel.restart();
+      assert.equal((await kernel.execute('print(2)')).stdout, '2\n');
+      assert.equal(readFileSync(counter, 'utf8').split('\n').filter(Boolean).length, 1, 'the shim ran once');
+    } finally {
+      await kernel.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -633,10 +633,10 @@ def _ranked_seqs(conn, match, plan, limit):
     return conn.execute(sql, params).fetchall()
 
 
-def _with_context(conn, matched, plan, want):
+def _with_context(conn, matched, plan):
     if not matched:
         return []
-    best = sorted(matched.items(), key=lambda e: (0 if e[1][1] else 1, -e[1][0], -e[0]))[:max(want, CONTEXT_OF)]
+    best = sorted(matched.items(), key=lambda e: (0 if e[1][1] else 1, -e[1][0], -e[0]))[:CONTEXT_OF]
     around = set()
     for seq, _ in best:
         for d in range(-2, 3):
@@ -702,20 +702,34 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
               "message": parsed["message"]}
     if plan["empty"]:
         return result
-    want = offset + k
-    n = max(want, MIN_CANDIDATES)
+    and_query = " AND ".join(t["fts"] for t in terms)
+    or_query = " OR ".join(t["fts"] for t in terms)
     matched = {}
     try:
-        for seq, r in _ranked_seqs(conn, " AND ".join(t["fts"] for t in terms), plan, n):
+        for seq, r in _ranked_seqs(conn, and_query, plan, MIN_CANDIDATES):
             matched[int(seq)] = (-r, True)
-        if len(terms) > 1 and len(matched) < min(k, BROADEN_BELOW):
-            for seq, r in _ranked_seqs(conn, " OR ".join(t["fts"] for t in terms), plan, n):
+        broaden = len(terms) > 1 and len(matched) < min(k, BROADEN_BELOW)
+        if broaden:
+            for seq, r in _ranked_seqs(conn, or_query, plan, MIN_CANDIDATES):
                 if int(seq) not in matched:
                     matched[int(seq)] = (-r, False)
+        ranked = _with_context(conn, matched, plan)
+        if offset + k > len(ranked):
+            # Past the re-ranked head: the remaining matches in bm25 order, precise before broadened.
+            in_head = set(s for s, _, _ in ranked)
+            limit = offset + k + len(ranked)
+            for match, precise in ((and_query, True), (or_query, False)):
+                if not precise and not broaden:
+                    break
+                for seq, r in _ranked_seqs(conn, match, plan, limit):
+                    seq = int(seq)
+                    if seq in in_head:
+                        continue
+                    in_head.add(seq)
+                    ranked.append((seq, -r, precise))
     except sqlite3.Error as exc:
         result["message"] = "search failed: %s" % exc
         return result
-    ranked = _with_context(conn, matched, plan, want)
     page = ranked[offset:offset + k]
     result["broadened"] = any(not p for _, _, p in page)
     if not page:

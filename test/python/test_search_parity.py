@@ -172,6 +172,35 @@ class SearchParityTest(unittest.TestCase):
         finally:
             conn.close()
 
+    def test_paging_walks_one_fixed_list_like_typescript(self):
+        # The corpus of test/unit/search/paging.test.ts: pages of 7 concatenate to the k=500 list.
+        src = os.path.join(self.tmp, "paging.jsonl")
+        with open(src, "w", encoding="utf-8") as f:
+            for i in range(300):
+                if i % 3 == 0:
+                    content = "retry %sthe upload of chunk %d after a timeout number %d" % ("retry " * (i % 5), i, i * 7)
+                else:
+                    content = "filler line %d about caching, logging and %s" % (i, "queues" if i % 2 else "workers")
+                f.write(json.dumps({"kind": "tool_result", "role": "tool", "content": content, "session": "s%d" % (i % 3)}) + "\n")
+        db = os.path.join(self.tmp, "paging", "scroll.db")
+        r = _cli("ingest", src, "--db", db)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        conn = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+        try:
+            full = [h["seq"] for h in scroll_search.search(conn, "retry timeout", k=500)["hits"]]
+            self.assertGreaterEqual(len(full), 100)
+            paged = []
+            for offset in range(0, len(full), 7):
+                paged += [h["seq"] for h in scroll_search.search(conn, "retry timeout", k=7, offset=offset)["hits"]]
+            self.assertEqual(paged, full)
+            ts = _cli("search", "retry timeout", "--k", "500", "--db", db, "--json")
+            self.assertEqual(ts.returncode, 0, ts.stderr)
+            out = json.loads(ts.stdout)
+            hits = out["hits"] if isinstance(out, dict) else out
+            self.assertEqual([h["seq"] for h in hits], full)
+        finally:
+            conn.close()
+
     def test_bad_arguments_are_clamped_not_raised(self):
         conn = self.conns["main"]
         self.assertEqual(len(scroll_search.search(conn, "pool", k=0)["hits"]), 1)

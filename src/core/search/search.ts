@@ -11,12 +11,14 @@
  *  3. "almost nothing": when the AND query has fewer than min(k, BROADEN_BELOW) hits and there is
  *     more than one term, the OR of the terms adds candidates, marked `broadened`;
  *  4. context: every candidate's score also lifts its neighbours in the same session (±1 by
- *     CONTEXT_NEAR, ±2 by CONTEXT_FAR of its score); the best max(offset + k, CONTEXT_OF)
- *     candidates and their neighbours that pass the filters are ranked, neighbours that match
- *     nothing themselves as `broadened` hits (the answer is often next to the match: the tool result after
- *     the call, the reply after the question). Tuned on LoCoMo: R@10 0.64 → 0.73;
- *  5. order: precise (AND) hits first, then broadened ones; each by score, ties newest seq first;
- *     `offset`/k page through that list. Filters restrict every step.
+ *     CONTEXT_NEAR, ±2 by CONTEXT_FAR of its score); the best CONTEXT_OF of the first
+ *     MIN_CANDIDATES candidates and their neighbours that pass the filters are ranked, neighbours
+ *     that match nothing themselves as `broadened` hits (the answer is often next to the match: the
+ *     tool result after the call, the reply after the question). Tuned on LoCoMo: R@10 0.64 → 0.73;
+ *  5. order: that head first — precise (AND) hits, then broadened ones; each by score, ties newest
+ *     seq first — then the remaining matches in bm25 order (precise, then broadened). The head
+ *     does not depend on `offset`, so `offset`/k page through one fixed list: no page repeats or
+ *     skips a hit. Filters restrict every step.
  */
 import type { SearchHit, SearchOptions, SearchResult } from '../types';
 import { parseQuery, type QueryTerm } from './query';
@@ -41,9 +43,9 @@ export const COMMON_SHARE = 0.5;
  */
 export const CONTEXT_NEAR = 0.6;
 export const CONTEXT_FAR = 0.15;
-/** Matches fetched before context re-ranking (at least offset + k). */
+/** Matches fetched for context re-ranking (the head of the list; fixed, so paging is stable). */
 export const MIN_CANDIDATES = 40;
-/** Candidates whose neighbourhood is ranked (at least offset + k). */
+/** Best candidates whose neighbourhood is ranked into the head. */
 export const CONTEXT_OF = 20;
 export const DEFAULT_K = 10;
 export const MAX_K = 1000;
@@ -226,13 +228,13 @@ interface Ranked {
  * the filters) that context lifts. Precise (AND) matches come first; OR-only matches and
  * neighbours that match nothing themselves are `broadened`. Ties: newest seq first.
  */
-function withContext(db: SearchDatabase, matched: Map<number, { score: number; precise: boolean }>, plan: Plan, want: number): Ranked[] {
+function withContext(db: SearchDatabase, matched: Map<number, { score: number; precise: boolean }>, plan: Plan): Ranked[] {
   if (matched.size === 0) return [];
-  // Only the best CONTEXT_OF candidates (in final order) and their neighbours are ranked: the
-  // page cannot reach further, and each looked-up neighbour costs a row read.
+  // Only the best CONTEXT_OF candidates (in final order) and their neighbours are ranked: each
+  // looked-up neighbour costs a row read, and deeper pages follow plain bm25 order.
   const best = [...matched.entries()]
     .sort((a, b) => (a[1].precise !== b[1].precise ? (a[1].precise ? -1 : 1) : b[1].score - a[1].score || b[0] - a[0]))
-    .slice(0, Math.max(want, CONTEXT_OF))
+    .slice(0, CONTEXT_OF)
     .map((e) => e[0]);
   const around = new Set<number>();
   for (const seq of best) {
@@ -324,23 +326,39 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
   if (parsed.message) result.message = parsed.message;
   if (plan.empty) return result;
 
-  const want = offset + k;
-  const n = Math.max(want, MIN_CANDIDATES);
-  const matched = new Map<number, { score: number; precise: boolean }>();
+  const andQuery = terms.map((t) => t.fts).join(' AND ');
+  const orQuery = terms.map((t) => t.fts).join(' OR ');
+  let page: Ranked[];
   try {
-    for (const r of rankedSeqs(db, terms.map((t) => t.fts).join(' AND '), plan, n)) matched.set(r.seq, { score: -r.r, precise: true });
-    if (terms.length > 1 && matched.size < Math.min(k, BROADEN_BELOW)) {
-      for (const r of rankedSeqs(db, terms.map((t) => t.fts).join(' OR '), plan, n)) {
+    const matched = new Map<number, { score: number; precise: boolean }>();
+    for (const r of rankedSeqs(db, andQuery, plan, MIN_CANDIDATES)) matched.set(r.seq, { score: -r.r, precise: true });
+    const broaden = terms.length > 1 && matched.size < Math.min(k, BROADEN_BELOW);
+    if (broaden) {
+      for (const r of rankedSeqs(db, orQuery, plan, MIN_CANDIDATES)) {
         if (!matched.has(r.seq)) matched.set(r.seq, { score: -r.r, precise: false });
       }
     }
+    const ranked = withContext(db, matched, plan);
+    if (offset + k > ranked.length) {
+      // Past the re-ranked head: the remaining matches in bm25 order, precise before broadened.
+      const inHead = new Set(ranked.map((r) => r.seq));
+      const limit = offset + k + ranked.length;
+      const tail = (match: string, broadened: boolean) => {
+        for (const r of rankedSeqs(db, match, plan, limit)) {
+          if (inHead.has(r.seq)) continue;
+          inHead.add(r.seq);
+          ranked.push({ seq: r.seq, score: -r.r, broadened });
+        }
+      };
+      tail(andQuery, false);
+      if (broaden) tail(orQuery, true);
+    }
+    page = ranked.slice(offset, offset + k);
   } catch (err) {
     // Every term is quoted, so this is not a syntax error in user text: report, do not throw.
     result.message = `search failed: ${(err as Error).message}`;
     return result;
   }
-  const ranked = withContext(db, matched, plan, want);
-  const page = ranked.slice(offset, offset + k);
   result.broadened = page.some((r) => r.broadened);
   if (page.length === 0) return result;
 

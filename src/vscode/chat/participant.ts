@@ -112,8 +112,7 @@ export function registerChatParticipant(context: vscode.ExtensionContext, servic
       if (e instanceof CancelledError || token.isCancellationRequested) return meta();
       const message = e instanceof Error ? e.message : String(e);
       if (e instanceof Error && (e.cause instanceof vscode.LanguageModelError) && e.cause.code === vscode.LanguageModelError.NotFound.name) noModel(stream);
-      stream.markdown(`**Scroll:** ${message}`);
-      return { ...meta(), errorDetails: { message } };
+      return { ...meta(), errorDetails: { message } }; // the chat view shows it under the answer
     } finally {
       services.turnsCompleted++;
       services.notifyLogChanged();

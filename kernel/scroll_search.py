@@ -713,20 +713,32 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
             for seq, r in _ranked_seqs(conn, or_query, plan, MIN_CANDIDATES):
                 if int(seq) not in matched:
                     matched[int(seq)] = (-r, False)
-        ranked = _with_context(conn, matched, plan)
-        if offset + k > len(ranked):
-            # Past the re-ranked head: the remaining matches in bm25 order, precise before broadened.
-            in_head = set(s for s, _, _ in ranked)
-            limit = offset + k + len(ranked)
-            for match, precise in ((and_query, True), (or_query, False)):
-                if not precise and not broaden:
-                    break
-                for seq, r in _ranked_seqs(conn, match, plan, limit):
-                    seq = int(seq)
-                    if seq in in_head:
-                        continue
-                    in_head.add(seq)
-                    ranked.append((seq, -r, precise))
+        head = _with_context(conn, matched, plan)
+        # One fixed list, whatever the page (see search.ts): head matches, remaining matches in bm25
+        # order, head broadened hits, remaining OR-only matches.
+        ranked = [r for r in head if r[2]]
+        want = offset + k
+        if want > len(ranked):
+            # A head neighbour beyond the first MIN_CANDIDATES matches is a match too (see search.ts).
+            seen = set(s for s, _, _ in ranked)
+            limit = want + len(head)
+            rows = _ranked_seqs(conn, and_query, plan, limit)
+            for seq, r in rows:
+                seq = int(seq)
+                if seq not in seen:
+                    seen.add(seq)
+                    ranked.append((seq, -r, True))
+            if len(rows) < limit:
+                for h in head:
+                    if not h[2] and h[0] not in seen:
+                        seen.add(h[0])
+                        ranked.append(h)
+                if broaden and want > len(ranked):
+                    for seq, r in _ranked_seqs(conn, or_query, plan, limit):
+                        seq = int(seq)
+                        if seq not in seen:
+                            seen.add(seq)
+                            ranked.append((seq, -r, False))
     except sqlite3.Error as exc:
         result["message"] = "search failed: %s" % exc
         return result

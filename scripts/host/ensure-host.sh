@@ -17,6 +17,10 @@ CS_VERSION=${SCROLL_CODE_SERVER_VERSION:-4.139.1}
 PW_VERSION=${SCROLL_PLAYWRIGHT_VERSION:-1.65.1}
 CHROMIUM=${SCROLL_CHROMIUM:-/usr/bin/chromium}
 mkdir -p "$CACHE"
+# Under `npm test` the outer npm's settings arrive as npm_* variables and would steer the installs
+# below: npm_config_user_agent, for one, tells code-server's postinstall it runs on Node 20.
+for v in $(compgen -e | grep '^npm_'); do unset "$v"; done
+
 say() { echo "[ensure-host $(date +%T)] $*" >&2; }
 export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
 

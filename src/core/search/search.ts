@@ -15,10 +15,10 @@
  *     MIN_CANDIDATES candidates and their neighbours that pass the filters are ranked, neighbours
  *     that match nothing themselves as `broadened` hits (the answer is often next to the match: the
  *     tool result after the call, the reply after the question). Tuned on LoCoMo: R@10 0.64 → 0.73;
- *  5. order: that head first — precise (AND) hits, then broadened ones; each by score, ties newest
- *     seq first — then the remaining matches in bm25 order (precise, then broadened). The head
- *     does not depend on `offset`, so `offset`/k page through one fixed list: no page repeats or
- *     skips a hit. Filters restrict every step.
+ *  5. order: the head's precise (AND) hits by score, then the remaining AND matches in bm25 order,
+ *     then the head's broadened hits by score, then the remaining OR-only matches in bm25 order;
+ *     ties newest seq first. The head does not depend on `offset`, so `offset`/k page through one
+ *     fixed list: no page repeats or skips a hit. Filters restrict every step.
  */
 import type { SearchHit, SearchOptions, SearchResult } from '../types';
 import { parseQuery, type QueryTerm } from './query';
@@ -338,20 +338,38 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
         if (!matched.has(r.seq)) matched.set(r.seq, { score: -r.r, precise: false });
       }
     }
-    const ranked = withContext(db, matched, plan);
-    if (offset + k > ranked.length) {
-      // Past the re-ranked head: the remaining matches in bm25 order, precise before broadened.
-      const inHead = new Set(ranked.map((r) => r.seq));
-      const limit = offset + k + ranked.length;
-      const tail = (match: string, broadened: boolean) => {
-        for (const r of rankedSeqs(db, match, plan, limit)) {
-          if (inHead.has(r.seq)) continue;
-          inHead.add(r.seq);
-          ranked.push({ seq: r.seq, score: -r.r, broadened });
+    const head = withContext(db, matched, plan);
+    // One fixed list, whatever the page: the head's matches, the remaining matches in bm25 order,
+    // then the head's broadened hits and the remaining OR-only matches. Later parts are fetched
+    // only when the page reaches them.
+    const ranked = head.filter((r) => !r.broadened);
+    const want = offset + k;
+    if (want > ranked.length) {
+      // A head neighbour beyond the first MIN_CANDIDATES matches is a match too: it is listed
+      // with the matches, at its bm25 place, not in the broadened part.
+      const seen = new Set(ranked.map((r) => r.seq));
+      const limit = want + head.length;
+      const rows = rankedSeqs(db, andQuery, plan, limit);
+      for (const r of rows) {
+        if (seen.has(r.seq)) continue;
+        seen.add(r.seq);
+        ranked.push({ seq: r.seq, score: -r.r, broadened: false });
+      }
+      if (rows.length < limit) {
+        // Every match is listed: the broadened part follows.
+        for (const r of head) {
+          if (!r.broadened || seen.has(r.seq)) continue;
+          seen.add(r.seq);
+          ranked.push(r);
         }
-      };
-      tail(andQuery, false);
-      if (broaden) tail(orQuery, true);
+        if (broaden && want > ranked.length) {
+          for (const r of rankedSeqs(db, orQuery, plan, limit)) {
+            if (seen.has(r.seq)) continue;
+            seen.add(r.seq);
+            ranked.push({ seq: r.seq, score: -r.r, broadened: true });
+          }
+        }
+      }
     }
     page = ranked.slice(offset, offset + k);
   } catch (err) {

@@ -30,7 +30,13 @@ layer python python3 -m unittest discover -s test/python -v
 layer node-sqlite bash scripts/test-node-sqlite.sh
 
 echo "== in-host integration tests (real VS Code extension host)"
-layer host node scripts/host/run-host-tests.mjs --no-build
+host_layer() { # the normal run, then restricted mode (workspace trust enforced, folder not trusted); both run
+  local rc=0
+  node scripts/host/run-host-tests.mjs --no-build || rc=1
+  node scripts/host/run-host-tests.mjs --no-build --untrusted || rc=1
+  return $rc
+}
+layer host host_layer
 
 echo "== UI end-to-end tests (Playwright, real workbench)"
 layer e2e node scripts/host/run-e2e.mjs --no-build

@@ -224,9 +224,10 @@ export function prepareWorkspace(dest, { seed = true } = {}) {
 /**
  * Starts code-server (Node 24) on 127.0.0.1 with its own user-data, extensions and XDG folders, in its own
  * process group. Resolves when /healthz answers. The returned `stop()` ends the whole group; it is also
- * registered to run on exit, failure and signals.
+ * registered to run on exit, failure and signals. `workspaceTrust: true` enforces workspace trust (no
+ * --disable-workspace-trust) with a fresh profile that trusts nothing: the folder opens in restricted mode.
  */
-export async function startCodeServer(host, { runDir, extensionsDir, port, env = {}, smokeTestDriver = false, settings = {} }) {
+export async function startCodeServer(host, { runDir, extensionsDir, port, env = {}, smokeTestDriver = false, settings = {}, workspaceTrust = false }) {
   port = port || (await freePort());
   const userDataDir = path.join(runDir, 'user-data');
   extensionsDir = extensionsDir || path.join(runDir, 'extensions');
@@ -249,6 +250,17 @@ export async function startCodeServer(host, { runDir, extensionsDir, port, env =
         'extensions.autoUpdate': false,
         'update.mode': 'none',
         'chat.disableAIFeatures': false,
+        // workspaceTrust: trust is enforced and nothing is trusted up front, so the folder opens in
+        // restricted mode without a prompt (the untrusted in-host run).
+        ...(workspaceTrust
+          ? {
+              'security.workspace.trust.enabled': true,
+              'security.workspace.trust.startupPrompt': 'never',
+              'security.workspace.trust.untrustedFiles': 'open',
+              'security.workspace.trust.banner': 'never',
+              'security.workspace.trust.emptyWindow': false,
+            }
+          : {}),
         ...settings,
       },
       null,
@@ -268,11 +280,11 @@ export async function startCodeServer(host, { runDir, extensionsDir, port, env =
     '--extensions-dir', extensionsDir,
     '--disable-telemetry',
     '--disable-update-check',
-    '--disable-workspace-trust',
     '--disable-getting-started-override',
     // A closed browser tab's extension host would otherwise wait 3 hours for the tab to reconnect.
     '--reconnection-grace-time', '30',
   ];
+  if (!workspaceTrust) args.push('--disable-workspace-trust');
   // Without this the built workbench ignores extensionDevelopmentPath/extensionTestsPath in the URL payload.
   if (smokeTestDriver) args.push('--vscode-option', 'enable-smoke-test-driver');
   const child = spawn(host.node24, args, {

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // In-host integration tests: mocha inside a real VS Code extension host (code-server), the `vscode` API real.
 //
-// usage: node scripts/host/run-host-tests.mjs [FILE-FILTER ...] [--grep PATTERN] [--no-build] [--timeout SEC]
+// usage: node scripts/host/run-host-tests.mjs [FILE-FILTER ...] [--grep PATTERN] [--no-build] [--timeout SEC] [--untrusted]
 //   FILE-FILTER  substrings of test file paths under out/test/host/suite (e.g. `harness`)
 //   --grep       mocha grep on test titles;  --no-build  skip tsc + esbuild (npm test builds first)
+//   --untrusted  workspace trust enforced and the folder NOT trusted (restricted mode); runs the tests
+//                under out/test/host/untrusted instead of suite; results in test-results/host-untrusted
 // exit: 0 pass, 1 test failure, 2 timeout, 3 harness error.
 // The extension under test is the repository itself (extensionDevelopmentPath); every fixture extension
 // under test/fixtures is installed into this run's extensions folder. Results, the final screenshot and
@@ -21,6 +23,7 @@ const { values: opts, positionals: fileFilters } = util.parseArgs({
   options: {
     grep: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
+    untrusted: { type: 'boolean', default: false },
     timeout: { type: 'string', default: process.env.SCROLL_HOST_TIMEOUT_S || '900' },
   },
 });
@@ -35,7 +38,8 @@ async function main() {
   const testsEntry = path.join(repoRoot, 'out', 'test', 'host', 'index.js');
   if (!fs.existsSync(testsEntry)) throw new Error(`${path.relative(repoRoot, testsEntry)} is missing: run \`npx tsc -p .\``);
 
-  const resultsDir = path.join(repoRoot, 'test-results', 'host');
+  const untrusted = opts.untrusted;
+  const resultsDir = path.join(repoRoot, 'test-results', untrusted ? 'host-untrusted' : 'host');
   fs.rmSync(resultsDir, { recursive: true, force: true });
   fs.mkdirSync(resultsDir, { recursive: true });
   fs.mkdirSync(path.join(cacheDir, 'runs'), { recursive: true });
@@ -56,7 +60,9 @@ async function main() {
     runDir,
     extensionsDir,
     smokeTestDriver: true,
+    workspaceTrust: untrusted,
     env: {
+      SCROLL_HOST_TEST_SUITE: untrusted ? 'untrusted' : 'suite',
       // Private to this run (others may run the harness in the same checkout); copied out at the end.
       SCROLL_TEST_RESULTS: path.join(runDir, 'results'),
       SCROLL_HOST_TEST_FILES: fileFilters.join(','),
@@ -65,7 +71,7 @@ async function main() {
       SCROLL_TEST_WORKSPACE: workspace,
     },
   });
-  say(`code-server ${server.url} (pid group ${server.pid})`);
+  say(`code-server ${server.url} (pid group ${server.pid})${untrusted ? '; workspace trust enforced, folder not trusted' : ''}`);
 
   const browser = await launchChromium(host);
   const { page } = browser;
@@ -104,7 +110,7 @@ async function main() {
   if (fs.existsSync(resultsFile)) {
     const r = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
     for (const f of r.failed) console.log(`\n✗ ${f.title}\n${String(f.error).split('\n').slice(0, 8).join('\n')}`);
-    console.log(`\nhost: ${r.passed.length} passed, ${r.failed.length} failed${r.pending.length ? `, ${r.pending.length} skipped` : ''}`);
+    console.log(`\nhost${untrusted ? ' (untrusted)' : ''}: ${r.passed.length} passed, ${r.failed.length} failed${r.pending.length ? `, ${r.pending.length} skipped` : ''}`);
   }
   say(`${outcome.why}; exit ${outcome.code}; ${((Date.now() - t0) / 1000).toFixed(1)} s${outcome.code ? `; screenshot and logs in ${path.relative(repoRoot, resultsDir)}/` : ''}`);
   return outcome.code;

@@ -2,6 +2,8 @@
 // and calls run(); the promise's outcome becomes the test run's exit code (0 pass, 1 fail).
 // It runs out/test/host/suite/**/*.test.js with mocha (BDD: describe/it). Filters, set by
 // scripts/host/run-host-tests.mjs through the environment the extension host inherits:
+//   SCROLL_HOST_TEST_SUITE  the folder of tests next to this file: "suite" (default) or "untrusted"
+//                           (run-host-tests --untrusted: restricted mode, the folder not trusted)
 //   SCROLL_HOST_TEST_FILES  comma-separated substrings of test file paths (e.g. "harness,chat")
 //   SCROLL_HOST_TEST_GREP   a mocha --grep pattern on test titles
 //   SCROLL_TEST_RESULTS     folder for results.json (the runner prints it after the host exits)
@@ -28,7 +30,9 @@ interface TestOutcome {
 }
 
 export async function run(): Promise<void> {
-  const suiteDir = path.join(__dirname, 'suite');
+  const suiteName = process.env.SCROLL_HOST_TEST_SUITE || 'suite';
+  if (!/^(suite|untrusted)$/.test(suiteName)) throw new Error(`SCROLL_HOST_TEST_SUITE must be "suite" or "untrusted", not "${suiteName}"`);
+  const suiteDir = path.join(__dirname, suiteName);
   const only = (process.env.SCROLL_HOST_TEST_FILES || '')
     .split(',')
     .map((s) => s.trim())

@@ -1,0 +1,134 @@
+// Scroll in an UNTRUSTED workspace, in the real host (run-host-tests --untrusted: workspace trust enforced,
+// the seeded sample folder not trusted, so the window is in restricted mode). Issue 6: searching and
+// reading history work; scroll_exec, file edits and commands are refused with a clear message; the Python
+// kernel never starts; the log on disk is never written to.
+import * as assert from 'node:assert/strict';
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ScrollApi } from '../../../src/api';
+import { openDatabase } from '../../../src/core/db';
+import type { KernelFactory } from '../../../src/vscode/services';
+import { closeAllEditors, scrollApi, scrollId, toolText, workspaceRoot } from '../suite/helpers';
+
+interface LogSnapshot {
+  events: number;
+  maxSeq: number;
+  sha256: string;
+}
+
+/** What is on disk, read through a connection of our own (not Scroll's). */
+function snapshotLog(dbPath: string): LogSnapshot {
+  const db = openDatabase(dbPath, { readonly: true });
+  try {
+    const row = db.prepare('SELECT COUNT(*) AS n, COALESCE(MAX(seq), 0) AS m FROM events').get() as { n: number; m: number };
+    return { events: Number(row.n), maxSeq: Number(row.m), sha256: crypto.createHash('sha256').update(fs.readFileSync(dbPath)).digest('hex') };
+  } finally {
+    db.close();
+  }
+}
+
+const invoke = (name: string, input: Record<string, unknown>) =>
+  Promise.resolve(vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined }));
+
+describe('untrusted workspace (restricted mode)', () => {
+  let api: ScrollApi;
+  let dbPath: string;
+  let initial: LogSnapshot;
+  /** Every time Scroll asked for a kernel process. Must stay empty. */
+  const kernelStarts: string[] = [];
+
+  before(async () => {
+    dbPath = path.join(workspaceRoot(), '.scroll', 'scroll.db');
+    assert.ok(fs.existsSync(dbPath), `the seeded log is at ${dbPath}`);
+    initial = snapshotLog(dbPath);
+    assert.ok(initial.events > 5, `seeded history: ${initial.events} events`);
+    api = await scrollApi();
+    // Records any kernel start (and refuses it), so a start that slipped past the trust check shows up.
+    const recordingKernelFactory: KernelFactory = async ({ session }) => {
+      kernelStarts.push(session);
+      throw new Error('test: a kernel was requested in an untrusted workspace');
+    };
+    api.services.setKernelFactory(recordingKernelFactory);
+  });
+
+  afterEach(closeAllEditors);
+
+  it('the window is in restricted mode and Scroll is active there', async () => {
+    assert.equal(vscode.workspace.isTrusted, false, 'vscode.workspace.isTrusted');
+    const ext = vscode.extensions.getExtension(scrollId);
+    assert.ok(ext, `${scrollId} is loaded`);
+    assert.equal(ext.isActive, true, 'Scroll activates in restricted mode');
+    assert.equal(ext.packageJSON.capabilities?.untrustedWorkspaces?.supported, 'limited');
+    assert.equal(api.services.trusted, false);
+  });
+
+  it('the log opens read-only: searching works, appending is refused', () => {
+    const log = api.services.log();
+    assert.equal(log.readonly, true, 'Scroll opened the log read-only');
+    assert.equal(log.stats().events, initial.events);
+    assert.throws(
+      () => log.append({ session: 'untrusted-probe', kind: 'user_message', role: 'user', content: 'must not be stored' }),
+      /read.?only/i,
+    );
+  });
+
+  it('searches history through the API', () => {
+    const r = api.search('ledger report');
+    assert.ok(r.hits.length > 0, 'hits for "ledger report"');
+    const ev = api.get(r.hits[0].seq);
+    assert.ok(ev, `event ${r.hits[0].seq} reads back`);
+    assert.ok(api.sessions().length > 0, 'sessions listed');
+  });
+
+  it('scroll_searchHistory and scroll_expandEvent work through vscode.lm.invokeTool', async () => {
+    const found = toolText(await invoke('scroll_searchHistory', { query: 'ledger report', k: 3 }));
+    const seq = Number(/seq (\d+)/.exec(found)?.[1]);
+    assert.ok(seq > 0, `a seq in the search result:\n${found.slice(0, 400)}`);
+    const expanded = toolText(await invoke('scroll_expandEvent', { seq: String(seq) }));
+    assert.ok(expanded.includes(api.get(seq)!.content.slice(0, 40)), `the expanded event holds its content:\n${expanded.slice(0, 400)}`);
+  });
+
+  it('a scroll:/event/N.md document opens with the event', async () => {
+    const ev = api.get(3)!;
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse('scroll:/event/3.md'));
+    await vscode.window.showTextDocument(doc);
+    assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), 'scroll:/event/3.md');
+    assert.match(doc.getText(), /^# Event 3 · /);
+    assert.ok(doc.getText().includes(ev.content), 'the tab holds the exact content');
+    const uri = await vscode.commands.executeCommand<string>('scroll.openEvent', 4);
+    assert.equal(uri, 'scroll:/event/4.md', 'the openEvent command works too');
+  });
+
+  it('scroll_exec is refused with a clear message', async () => {
+    await assert.rejects(invoke('scroll_exec', { code: 'print(6 * 7)' }), /Python kernel is disabled in untrusted workspaces/);
+  });
+
+  it('scroll_editFile is refused and the file is not written', async () => {
+    const target = path.join(workspaceRoot(), 'untrusted-edit.txt');
+    await assert.rejects(invoke('scroll_editFile', { path: 'untrusted-edit.txt', oldText: '', newText: 'written anyway\n' }), /Editing files is disabled in untrusted workspaces/);
+    assert.equal(fs.existsSync(target), false, 'no file created');
+  });
+
+  it('scroll_runCommand is refused and the command does not run', async () => {
+    const marker = path.join(workspaceRoot(), 'untrusted-ran.txt');
+    await assert.rejects(invoke('scroll_runCommand', { command: `touch ${JSON.stringify(marker)}` }), /Running commands is disabled in untrusted workspaces/);
+    assert.equal(fs.existsSync(marker), false, 'the command did not run');
+  });
+
+  it('the kernel is refused directly and by the restart command', async () => {
+    await assert.rejects(api.services.kernel('untrusted-probe'), /Python kernel is disabled in untrusted workspaces/);
+    assert.equal(await vscode.commands.executeCommand('scroll.restartKernel', 'untrusted-probe').then((r) => r, () => false), false);
+    assert.equal(api.services.kernelState(api.services.execSession()), 'none');
+  });
+
+  it('the kernel was never started', () => {
+    assert.deepEqual(kernelStarts, []);
+  });
+
+  it('the log on disk is unchanged (same events, same bytes)', () => {
+    assert.deepEqual(snapshotLog(dbPath), initial);
+    assert.equal(api.services.log().stats().events, initial.events);
+  });
+});

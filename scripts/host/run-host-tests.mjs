@@ -61,6 +61,9 @@ async function main() {
     extensionsDir,
     smokeTestDriver: true,
     workspaceTrust: untrusted,
+    // The scripted model must answer in restricted mode too (the fixture declares no trust capability, so
+    // it would be disabled there): the user setting that overrides an extension's declared support.
+    settings: untrusted ? { 'extensions.supportUntrustedWorkspaces': { 'scroll-test.scripted-lm': { supported: true } } } : {},
     env: {
       SCROLL_HOST_TEST_SUITE: untrusted ? 'untrusted' : 'suite',
       // Private to this run (others may run the harness in the same checkout); copied out at the end.

@@ -1,7 +1,8 @@
 // Scroll in an UNTRUSTED workspace, in the real host (run-host-tests --untrusted: workspace trust enforced,
 // the seeded sample folder not trusted, so the window is in restricted mode). Issue 6: searching and
 // reading history work; scroll_exec, file edits and commands are refused with a clear message; the Python
-// kernel never starts; the log on disk is never written to.
+// kernel never starts; the log on disk is never written to; @scroll answers a question with the
+// history-only reply without asking the model, and its /search and /expand still work.
 import * as assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
@@ -10,7 +11,7 @@ import * as vscode from 'vscode';
 import type { ScrollApi } from '../../../src/api';
 import { openDatabase } from '../../../src/core/db';
 import type { KernelFactory } from '../../../src/vscode/services';
-import { closeAllEditors, scrollApi, scrollId, toolText, workspaceRoot } from '../suite/helpers';
+import { closeAllEditors, scrollApi, scrollId, toolText, waitFor, workspaceRoot } from '../suite/helpers';
 
 interface LogSnapshot {
   events: number;
@@ -27,6 +28,13 @@ function snapshotLog(dbPath: string): LogSnapshot {
   } finally {
     db.close();
   }
+}
+
+interface ScriptedLmApi {
+  vendor: string;
+  setScript(script: unknown): void;
+  reset(): void;
+  readonly requests: unknown[];
 }
 
 const invoke = (name: string, input: Record<string, unknown>) =>
@@ -123,12 +131,65 @@ describe('untrusted workspace (restricted mode)', () => {
     assert.equal(api.services.kernelState(api.services.execSession()), 'none');
   });
 
-  it('the kernel was never started', () => {
-    assert.deepEqual(kernelStarts, []);
+  describe('@scroll in the Chat view (scripted model)', function () {
+    this.timeout(120_000);
+    let lm: ScriptedLmApi;
+
+    before(async () => {
+      const ext = vscode.extensions.getExtension<ScriptedLmApi>('scroll-test.scripted-lm');
+      assert.ok(ext, 'the scripted-lm fixture is loaded in restricted mode');
+      lm = await ext.activate();
+      lm.reset();
+      lm.setScript({ rules: [{ match: '', reply: { text: 'the model was asked' } }] });
+      await waitFor('the scripted model', async () => (await vscode.lm.selectChatModels({ vendor: lm.vendor })).length > 0);
+    });
+
+    after(() => lm?.reset());
+
+    /** Sends one message through the Chat view, waits for @scroll's answer and returns its text. */
+    async function ask(query: string): Promise<string> {
+      const before = api.services.turnsCompleted;
+      await vscode.commands.executeCommand('workbench.action.chat.open', { query, modelSelector: { vendor: lm.vendor } });
+      await waitFor(`"${query}" to finish`, () => api.services.turnsCompleted > before, 60_000, 200);
+      // The chat's own "Copy All": the transcript as the user sees it; the last reply follows the last "User:".
+      await vscode.commands.executeCommand('workbench.action.chat.copyAll');
+      const transcript = await vscode.env.clipboard.readText();
+      const last = transcript.lastIndexOf(`User: ${query}`);
+      assert.ok(last >= 0, `the transcript holds the question:\n${transcript.slice(-600)}`);
+      return transcript.slice(last + `User: ${query}`.length);
+    }
+
+    it('a question gets the history-only reply: the model is not asked and nothing is logged', async () => {
+      const events = api.services.log().stats().events;
+      const reply = await ask('@scroll fix the ledger report');
+      assert.match(reply, /This workspace is not trusted, so @scroll does not run its agent/);
+      assert.match(reply, /History still works: `\/search`, `\/expand` and `\/index`/);
+      assert.equal(lm.requests.length, 0, 'the agent did not run');
+      assert.equal(api.services.log().stats().events, events);
+    });
+
+    it('/search and /expand still answer from the log', async () => {
+      const hits = api.search('ledger report').hits;
+      assert.ok(hits.length > 0);
+      const found = await ask('@scroll /search ledger report');
+      assert.doesNotMatch(found, /not trusted|no Scroll history/);
+      assert.ok(found.includes(String(hits[0].seq)), `the reply lists seq ${hits[0].seq}:\n${found.slice(0, 600)}`);
+      const first = api.get(1)!.content.split('\n')[0].slice(0, 60);
+      const expanded = await ask('@scroll /expand 1..2');
+      assert.ok(expanded.includes(first), `the reply holds event 1 ("${first}"):\n${expanded.slice(0, 600)}`);
+      assert.equal(lm.requests.length, 0, 'slash commands do not call the model');
+    });
   });
 
-  it('the log on disk is unchanged (same events, same bytes)', () => {
-    assert.deepEqual(snapshotLog(dbPath), initial);
-    assert.equal(api.services.log().stats().events, initial.events);
+  // Last: after everything above (nested suites run after the tests of their parent).
+  describe('at the end', () => {
+    it('the kernel was never started', () => {
+      assert.deepEqual(kernelStarts, []);
+    });
+
+    it('the log on disk is unchanged (same events, same bytes)', () => {
+      assert.deepEqual(snapshotLog(dbPath), initial);
+      assert.equal(api.services.log().stats().events, initial.events);
+    });
   });
 });

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ScrollApi } from '../../../src/api';
 import { openDatabase } from '../../../src/core/db';
+import { PANEL_VIEW_TYPE } from '../../../src/shared/panelProtocol';
 import type { KernelFactory } from '../../../src/vscode/services';
 import { closeAllEditors, scrollApi, scrollId, toolText, waitFor, workspaceRoot } from '../suite/helpers';
 
@@ -107,6 +108,13 @@ describe('untrusted workspace (restricted mode)', () => {
     assert.ok(doc.getText().includes(ev.content), 'the tab holds the exact content');
     const uri = await vscode.commands.executeCommand<string>('scroll.openEvent', 4);
     assert.equal(uri, 'scroll:/event/4.md', 'the openEvent command works too');
+  });
+
+  it('the history panel opens', async () => {
+    const panelTabs = () =>
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(PANEL_VIEW_TYPE));
+    assert.equal(await vscode.commands.executeCommand<boolean>('scroll.openHistoryPanel', { query: 'ledger report' }), true);
+    await waitFor('the panel tab', () => panelTabs().length === 1);
   });
 
   it('scroll_exec is refused with a clear message', async () => {

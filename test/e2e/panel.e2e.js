@@ -232,8 +232,11 @@ describe('history panel (real workbench)', function () {
   it('loads a capped payload on demand', async () => {
     await searchSettled(await typeQuery('walrus'));
     await frame.locator('.vlist-row').first().click();
-    const content = frame.locator('[data-testid=detail] pre.content');
-    await content.waitFor();
+    // The detail pane still shows the previous test's event (and its neighbours) until the
+    // expand answer arrives: wait for the walrus card itself.
+    const card = frame.locator('[data-testid=detail] > article.event', { hasText: 'walrus' });
+    await card.waitFor({ timeout: 10000 });
+    const content = card.locator('pre.content').first();
     assert.doesNotMatch(await content.innerText(), /THE-END-OF-BIG/);
     await frame.locator('[data-testid=detail] [data-testid=load-rest]').click();
     await waitFor(async () => /THE-END-OF-BIG/.test(await content.innerText()), { what: 'the rest of the content' });

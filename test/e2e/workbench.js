@@ -307,7 +307,15 @@ class Workbench {
     await input.click();
     await this.page.keyboard.press('Control+A');
     await this.page.keyboard.press('Delete');
-    await this.page.keyboard.type(message, { delay: 5 });
+    // Inserted, not typed key by key: typed, "@scroll " can race the participant suggestions and
+    // come out as another participant (seen: "@agent") on a loaded machine.
+    await this.page.keyboard.insertText(message);
+    await waitFor(async () => (await input.innerText()).replace(/\s+/g, ' ').trim() === message.replace(/\s+/g, ' ').trim(), {
+      timeoutMs: 10000,
+      what: `the chat input to hold "${message}"`,
+    });
+    const suggest = this.page.locator('.interactive-input-part .suggest-widget.visible');
+    if (await suggest.count()) await this.page.keyboard.press('Escape');
     await this.page.keyboard.press('Enter');
     await waitFor(async () => (await this.chatResponseRows().count()) > before, { timeoutMs, what: `a chat response to "${message}"` });
     return this.waitForChatResponse({ timeoutMs, waitFor: until });

@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Database, RunResult, Statement } from './types';
+import type { RunResult, Statement } from './types';
 import { normalizeParams } from './params';
-import { TransactionRunner } from './transaction';
+import { SqliteDatabase } from './sqliteDatabase';
 
 type BetterDb = BetterSqlite3.Database;
 type BetterStatement = BetterSqlite3.Statement;
@@ -29,34 +29,21 @@ class BetterStatementAdapter implements Statement {
   }
 }
 
-export class BetterSqlite3Database implements Database {
+export class BetterSqlite3Database extends SqliteDatabase {
   readonly driver = 'better-sqlite3' as const;
   private readonly db: BetterDb;
-  private readonly tx: TransactionRunner;
 
-  constructor(readonly path: string, readonly readonly: boolean) {
+  constructor(path: string, readonly: boolean) {
+    super(path, readonly);
     const Ctor = betterSqlite3();
     this.db = new Ctor(path, { readonly, fileMustExist: readonly });
-    this.tx = new TransactionRunner((sql) => this.db.exec(sql), path);
   }
 
-  exec(sql: string): void {
+  protected execSql(sql: string): void {
     this.db.exec(sql);
   }
   prepare(sql: string): Statement {
     return new BetterStatementAdapter(this.db.prepare(sql));
-  }
-  transaction<T>(fn: () => T): T {
-    return this.tx.run(fn);
-  }
-  begin(): void {
-    this.tx.begin();
-  }
-  commit(): void {
-    this.tx.commit();
-  }
-  rollback(): void {
-    this.tx.rollback();
   }
   close(): void {
     if (this.db.open) this.db.close();

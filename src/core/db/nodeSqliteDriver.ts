@@ -1,6 +1,6 @@
-import type { Database, RunResult, Statement } from './types';
+import type { RunResult, Statement } from './types';
 import { normalizeParams } from './params';
-import { TransactionRunner } from './transaction';
+import { SqliteDatabase } from './sqliteDatabase';
 
 /** The subset of `node:sqlite` we use (typed here: @types/node 20 does not declare it). */
 interface NodeStatementSync {
@@ -44,35 +44,22 @@ class NodeStatementAdapter implements Statement {
   }
 }
 
-export class NodeSqliteDatabase implements Database {
+export class NodeSqliteDatabase extends SqliteDatabase {
   readonly driver = 'node:sqlite' as const;
   private readonly db: NodeDatabaseSync;
-  private readonly tx: TransactionRunner;
   private closed = false;
 
-  constructor(readonly path: string, readonly readonly: boolean) {
+  constructor(path: string, readonly: boolean) {
+    super(path, readonly);
     const { DatabaseSync } = loadNodeSqlite();
     this.db = new DatabaseSync(path, { readOnly: readonly });
-    this.tx = new TransactionRunner((sql) => this.db.exec(sql), path);
   }
 
-  exec(sql: string): void {
+  protected execSql(sql: string): void {
     this.db.exec(sql);
   }
   prepare(sql: string): Statement {
     return new NodeStatementAdapter(this.db.prepare(sql));
-  }
-  transaction<T>(fn: () => T): T {
-    return this.tx.run(fn);
-  }
-  begin(): void {
-    this.tx.begin();
-  }
-  commit(): void {
-    this.tx.commit();
-  }
-  rollback(): void {
-    this.tx.rollback();
   }
   close(): void {
     if (this.closed) return;

@@ -12,6 +12,10 @@ import type { Database, DriverChoice, DriverName, OpenOptions } from './types';
 export type { Database, Statement, RunResult, DriverChoice, DriverName, OpenOptions } from './types';
 export { isBusyError, isCorruptionError, isSqliteError } from './sqliteErrors';
 
+/** Per-connection read tuning (see openDatabase). */
+export const MMAP_BYTES = 256 * 1024 * 1024;
+export const CACHE_KIB = 32 * 1024;
+
 /** Remembered after the first `auto` open so we do not retry a broken addon every time. */
 let autoDriver: DriverName | undefined;
 
@@ -71,6 +75,12 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database {
   }
   try {
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+    // Searches walk FTS5 segment pages and event rows all over the file: reading them through a
+    // memory map instead of one read() per page, and caching more than SQLite's default 2 MB,
+    // cuts search time by about a fifth at 10M tokens (bench/search.bench.mjs). Both are limits,
+    // not allocations: a small log maps and caches only what it has.
+    db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
+    db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
   } catch (e) {
     db.close();
     throw e;

@@ -18,6 +18,9 @@ export abstract class SqliteDatabase implements Database {
   abstract prepare(sql: string): Statement;
   abstract close(): void;
 
+  get inTransaction(): boolean {
+    return this.tx.active;
+  }
   exec(sql: string): void {
     this.execSql(sql);
   }

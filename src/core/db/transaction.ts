@@ -15,6 +15,11 @@ export class TransactionRunner {
 
   constructor(private readonly exec: (sql: string) => void, private readonly label: string) {}
 
+  /** True inside a transaction this runner opened (its writes are not committed yet). */
+  get active(): boolean {
+    return this.depth > 0;
+  }
+
   run<T>(fn: () => T): T {
     if (this.depth > 0) return this.runNested(fn);
     this.beginImmediate();

@@ -18,6 +18,8 @@ export interface Database {
   readonly driver: DriverName;
   readonly path: string;
   readonly readonly: boolean;
+  /** True between begin()/transaction() and their commit or rollback: writes not yet committed. */
+  readonly inTransaction: boolean;
   exec(sql: string): void;
   prepare(sql: string): Statement;
   /**

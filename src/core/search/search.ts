@@ -28,6 +28,8 @@ import { stemKey } from './tokens';
 /** The part of the `Database` contract (src/core/db) search needs. */
 export interface SearchDatabase {
   prepare(sql: string): { get(...p: unknown[]): any; all(...p: unknown[]): any[] };
+  /** Uncommitted writes may still roll back: nothing read then is cached (see sessionIds). */
+  readonly inTransaction?: boolean;
 }
 
 /** bm25 column weights, in FTS_COLUMNS order: body (prose), code, parts, headline. */
@@ -165,6 +167,10 @@ interface Plan {
   /** FTS5 rowid bounds (seq range, narrowed by the session's first/last seq). */
   lo: number | null;
   hi: number | null;
+  /** The session filter, if any. */
+  session?: string;
+  /** True when a filter other than session/seq applies (kind, role, name, time). */
+  rowFilters: boolean;
   /** Conditions on `events e`, with parameters. */
   where: string[];
   params: unknown[];
@@ -173,7 +179,7 @@ interface Plan {
 }
 
 function planFilters(db: SearchDatabase, opts: SearchOptions): Plan {
-  const plan: Plan = { lo: null, hi: null, where: [], params: [], empty: false };
+  const plan: Plan = { lo: null, hi: null, rowFilters: false, where: [], params: [], empty: false };
   if (typeof opts.seqFrom === 'number' && Number.isFinite(opts.seqFrom)) plan.lo = Math.ceil(opts.seqFrom);
   if (typeof opts.seqTo === 'number' && Number.isFinite(opts.seqTo)) plan.hi = Math.floor(opts.seqTo);
   const kinds = asList(opts.kind);
@@ -187,6 +193,7 @@ function planFilters(db: SearchDatabase, opts: SearchOptions): Plan {
     plan.params.push(...roles);
   }
   if (typeof opts.session === 'string') {
+    plan.session = opts.session;
     plan.where.push('e.session = ?');
     plan.params.push(opts.session);
     // The session's first and last seq bound the FTS scan itself (two index probes).
@@ -213,6 +220,7 @@ function planFilters(db: SearchDatabase, opts: SearchOptions): Plan {
     plan.where.push('e.ts <= ?');
     plan.params.push(opts.tsTo);
   }
+  plan.rowFilters = plan.where.length > (plan.session === undefined ? 0 : 1);
   if (plan.lo !== null && plan.hi !== null && plan.lo > plan.hi) plan.empty = true;
   return plan;
 }
@@ -221,6 +229,85 @@ interface Ranked {
   seq: number;
   score: number;
   broadened: boolean;
+}
+
+/**
+ * Session of every event, by seq, per connection: the context step needs the session of ~100
+ * neighbours per search, and reading them from the event rows costs a quarter of a median search
+ * at 10M tokens. Loaded once from the (session, seq) index, then only the seqs appended since.
+ * Never filled inside an open transaction (its rows could still roll back and their seqs be
+ * reused). Int32 ids: 4 bytes per event.
+ */
+interface SessionIds {
+  /** Searches seen on this connection; the map is built from the second on (a one-shot CLI search never pays for it). */
+  searches: number;
+  upTo: number;
+  ids: Int32Array;
+  names: string[];
+  byName: Map<string, number>;
+}
+const sessionIdsByDb = new WeakMap<object, SessionIds>();
+/** Above this many events the map is not kept (memory), and rows are read per search instead. */
+const MAX_MAPPED_EVENTS = 4_000_000;
+
+function sessionIds(db: SearchDatabase, maxSeq: number): SessionIds | undefined {
+  if (db.inTransaction || maxSeq > MAX_MAPPED_EVENTS) return undefined;
+  let m = sessionIdsByDb.get(db);
+  if (m && m.upTo > maxSeq) m = undefined; // the log was replaced under this connection
+  if (!m) {
+    m = { searches: 0, upTo: 0, ids: new Int32Array(0), names: [], byName: new Map() };
+    sessionIdsByDb.set(db, m);
+  }
+  if (++m.searches < 2) return undefined;
+  if (m.upTo === maxSeq) return m;
+  let ids = m.ids;
+  if (maxSeq + 1 > ids.length) {
+    ids = new Int32Array(Math.max(maxSeq + 1, Math.ceil(ids.length * 1.5))).fill(-1);
+    ids.set(m.ids);
+  }
+  // First load: the covering (session, seq) index is far smaller than the rows. Later: the new rows.
+  const rows =
+    m.upTo === 0
+      ? cached(db, 'SELECT seq, session FROM events INDEXED BY events_session_seq').all()
+      : cached(db, 'SELECT seq, session FROM events WHERE seq > ? AND seq <= ?').all(m.upTo, maxSeq);
+  for (const r of rows) {
+    const seq = Number(r.seq);
+    if (seq > maxSeq) continue; // appended by another process after maxSeq was read
+    let id = m.byName.get(r.session);
+    if (id === undefined) {
+      id = m.names.length;
+      m.names.push(r.session);
+      m.byName.set(r.session, id);
+    }
+    ids[seq] = id;
+  }
+  m.ids = ids;
+  m.upTo = maxSeq;
+  return m;
+}
+
+/** seq → session for the given seqs that pass the plan's filters (absent: filtered out or no event). */
+function contextSessions(db: SearchDatabase, seqs: number[], plan: Plan): Map<number, string> {
+  const session = new Map<number, string>();
+  if (!plan.rowFilters) {
+    const m = sessionIds(db, corpusStats(db).maxSeq);
+    if (m) {
+      for (const seq of seqs) {
+        const id = seq <= m.upTo ? m.ids[seq] : -1;
+        if (id < 0) continue;
+        const name = m.names[id];
+        if (plan.session === undefined || name === plan.session) session.set(seq, name);
+      }
+      return session;
+    }
+  }
+  const filter = plan.where.length ? ` AND ${plan.where.join(' AND ')}` : '';
+  for (let i = 0; i < seqs.length; i += 500) {
+    const chunk = seqs.slice(i, i + 500);
+    const sql = `SELECT e.seq AS seq, e.session AS session FROM events e WHERE e.seq IN (${chunk.map(() => '?').join(', ')})${filter}`;
+    for (const row of cached(db, sql).all(...chunk, ...plan.params)) session.set(Number(row.seq), row.session);
+  }
+  return session;
 }
 
 /**
@@ -245,13 +332,7 @@ function withContext(db: SearchDatabase, matched: Map<number, { score: number; p
     }
   }
   const seqs = [...around].sort((a, b) => a - b);
-  const session = new Map<number, string>();
-  const filter = plan.where.length ? ` AND ${plan.where.join(' AND ')}` : '';
-  for (let i = 0; i < seqs.length; i += 500) {
-    const chunk = seqs.slice(i, i + 500);
-    const sql = `SELECT e.seq AS seq, e.session AS session FROM events e WHERE e.seq IN (${chunk.map(() => '?').join(', ')})${filter}`;
-    for (const row of cached(db, sql).all(...chunk, ...plan.params)) session.set(Number(row.seq), row.session);
-  }
+  const session = contextSessions(db, seqs, plan);
   const near = (seq: number, d: number, s: string): number => {
     let best = 0;
     for (const x of [seq - d, seq + d]) {
@@ -330,11 +411,18 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
   const orQuery = terms.map((t) => t.fts).join(' OR ');
   let page: Ranked[];
   try {
+    // A query that returned fewer rows than it asked for returned every match: asking again with
+    // a larger limit (below) would only repeat the same FTS5 scan.
+    const ranks = (match: string, first: { seq: number; r: number }[], limit: number) =>
+      first.length < MIN_CANDIDATES || limit <= first.length ? first.slice(0, limit) : rankedSeqs(db, match, plan, limit);
     const matched = new Map<number, { score: number; precise: boolean }>();
-    for (const r of rankedSeqs(db, andQuery, plan, MIN_CANDIDATES)) matched.set(r.seq, { score: -r.r, precise: true });
+    const andFirst = rankedSeqs(db, andQuery, plan, MIN_CANDIDATES);
+    for (const r of andFirst) matched.set(r.seq, { score: -r.r, precise: true });
     const broaden = terms.length > 1 && matched.size < Math.min(k, BROADEN_BELOW);
+    let orFirst: { seq: number; r: number }[] = [];
     if (broaden) {
-      for (const r of rankedSeqs(db, orQuery, plan, MIN_CANDIDATES)) {
+      orFirst = rankedSeqs(db, orQuery, plan, MIN_CANDIDATES);
+      for (const r of orFirst) {
         if (!matched.has(r.seq)) matched.set(r.seq, { score: -r.r, precise: false });
       }
     }
@@ -349,7 +437,7 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
       // with the matches, at its bm25 place, not in the broadened part.
       const seen = new Set(ranked.map((r) => r.seq));
       const limit = want + head.length;
-      const rows = rankedSeqs(db, andQuery, plan, limit);
+      const rows = ranks(andQuery, andFirst, limit);
       for (const r of rows) {
         if (seen.has(r.seq)) continue;
         seen.add(r.seq);
@@ -363,7 +451,7 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
           ranked.push(r);
         }
         if (broaden && want > ranked.length) {
-          for (const r of rankedSeqs(db, orQuery, plan, limit)) {
+          for (const r of ranks(orQuery, orFirst, limit)) {
             if (seen.has(r.seq)) continue;
             seen.add(r.seq);
             ranked.push({ seq: r.seq, score: -r.r, broadened: true });

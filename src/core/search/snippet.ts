@@ -78,7 +78,7 @@ function foldedCopy(s: string): string | null {
   return out;
 }
 
-interface Match {
+export interface Match {
   start: number;
   end: number;
   keys: Set<number>;
@@ -88,14 +88,14 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const regexCache = new Map<string, RegExp>();
 /**
- * One regex for all prefixes (longest first, letters in either case; no lookbehind, so the engine
- * can skip ahead on the first letter); `startsPart` then decides. Cached: every hit of a search
- * uses the same one. kernel/scroll_search.py builds the same pattern string.
+ * One regex for all prefixes (longest first, ASCII letters in either case via the `i` flag; no
+ * lookbehind, so the engine can skip ahead on the first letter); `startsPart` then decides. Cached:
+ * every hit of a search uses the same one. kernel/scroll_search.py builds the equivalent pattern
+ * with explicit `[aA]` classes (the prefixes are ASCII, where both mean the same). A plain
+ * alternation compiles faster than one of character classes: most searches bring new terms.
  */
 export function prefixPattern(prefixes: readonly string[]): string {
-  const alts = [...prefixes]
-    .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
-    .map((p) => [...p].map((c) => (c >= 'a' && c <= 'z' ? `[${c}${c.toUpperCase()}]` : escapeRe(c))).join(''));
+  const alts = [...prefixes].sort((a, b) => b.length - a.length || (a < b ? -1 : 1)).map(escapeRe);
   return alts.join('|');
 }
 function prefixRegex(prefixes: readonly string[]): RegExp {
@@ -103,38 +103,63 @@ function prefixRegex(prefixes: readonly string[]): RegExp {
   let rx = regexCache.get(source);
   if (!rx) {
     if (regexCache.size > 100) regexCache.clear();
-    rx = new RegExp(source, 'g');
+    rx = new RegExp(source, 'gi');
     regexCache.set(source, rx);
   }
   rx.lastIndex = 0;
   return rx;
 }
 
+/**
+ * The words (whole words around a matching part) that a prefix starts, left to right, exactly as a
+ * global regex of the prefixes visits them: leftmost position, longest prefix there, past an
+ * accepted one, one step past a rejected one. `indexOf` mode (ASCII text only: lower-casing outside
+ * ASCII can turn a letter into an ASCII one, K→k) needs no regex compiled for each new query's
+ * terms; a test checks both modes agree.
+ */
+export function findMatches(text: string, prefixes: readonly string[], mode: 'indexOf' | 'regex'): Match[] {
+  const matches: Match[] = [];
+  const ids = new Map(prefixes.map((p, i) => [p, i]));
+  let last: Match | undefined;
+  const visit = (at: number, p: string): number => {
+    if (!startsPart(text, at) || (p.length <= 2 && !endsPart(text, at + p.length))) return at + 1; // every position is tried
+    let start = at;
+    while (start > 0 && isWordAt(text, start - 1)) start--;
+    let end = at + p.length;
+    while (end < text.length && isWordAt(text, end)) end++;
+    if (last && last.start === start) last.keys.add(ids.get(p)!);
+    else matches.push((last = { start, end, keys: new Set([ids.get(p)!]) }));
+    return at + p.length;
+  };
+  if (mode === 'indexOf') {
+    let next = 0;
+    for (const [at, p] of prefixOccurrences(text.toLowerCase(), prefixes)) if (at >= next) next = visit(at, p);
+  } else {
+    const rx = prefixRegex(prefixes);
+    for (let m = rx.exec(text); m !== null; m = rx.exec(text)) rx.lastIndex = visit(m.index, m[0].toLowerCase());
+  }
+  return matches;
+}
+
+/** Every position where a prefix occurs in `lower`, with the longest prefix there, by position. */
+function prefixOccurrences(lower: string, prefixes: readonly string[]): [number, string][] {
+  const at = new Map<number, string>();
+  for (const p of prefixes) {
+    for (let i = lower.indexOf(p); i >= 0; i = lower.indexOf(p, i + 1)) {
+      const q = at.get(i);
+      if (q === undefined || p.length > q.length || (p.length === q.length && p < q)) at.set(i, p);
+    }
+  }
+  return [...at].sort((a, b) => a[0] - b[0]);
+}
+
 export function makeSnippet(content: string, keys: readonly string[]): string {
   const prefixes = snippetPrefixes(keys);
   const matches: Match[] = [];
   // eslint-disable-next-line no-control-regex
-  const text = /^[\x00-\x7f]*$/.test(content) ? content : foldedCopy(content);
-  if (prefixes.length > 0 && text !== null) {
-    const ids = new Map(prefixes.map((p, i) => [p, i]));
-    const rx = prefixRegex(prefixes);
-    let last: Match | undefined;
-    for (let m = rx.exec(text); m !== null; m = rx.exec(text)) {
-      const at = m.index;
-      const p = m[0].toLowerCase();
-      if (!startsPart(text, at) || (p.length <= 2 && !endsPart(text, at + p.length))) {
-        rx.lastIndex = at + 1; // every position is tried
-        continue;
-      }
-      let start = at;
-      while (start > 0 && isWordAt(text, start - 1)) start--;
-      let end = at + p.length;
-      while (end < text.length && isWordAt(text, end)) end++;
-      if (last && last.start === start) last.keys.add(ids.get(p)!);
-      else matches.push((last = { start, end, keys: new Set([ids.get(p)!]) }));
-      rx.lastIndex = at + p.length;
-    }
-  }
+  const ascii = /^[\x00-\x7f]*$/.test(content);
+  const text = ascii ? content : foldedCopy(content);
+  if (prefixes.length > 0 && text !== null) matches.push(...findMatches(text, prefixes, ascii ? 'indexOf' : 'regex'));
 
   let ws = 0;
   if (matches.length > 0) {

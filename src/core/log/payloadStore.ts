@@ -22,6 +22,8 @@ export function sha256Hex(data: string | Buffer): string {
 export class PayloadStore {
   /** Files written with `deferSync` whose bytes may not be on disk yet (see `syncPending`). */
   private readonly unsynced = new Set<string>();
+  /** Shard folders known to exist. */
+  private readonly shards = new Set<string>();
 
   constructor(readonly dir: string, private readonly readonly = false) {}
 
@@ -51,10 +53,21 @@ export class PayloadStore {
     const target = this.pathFor(handle);
     if (existsSync(target) && this.verifies(target, handle)) return { handle, bytes: data.length };
     const shard = join(this.dir, handle.slice(0, 2));
-    mkdirSync(shard, { recursive: true });
+    // 256 shard folders: made once per store, not once per payload (mkdir is a syscall per level).
+    if (!this.shards.has(shard)) {
+      mkdirSync(shard, { recursive: true });
+      this.shards.add(shard);
+    }
     const tmp = join(shard, `.tmp-${handle.slice(0, 16)}-${process.pid}-${randomBytes(4).toString('hex')}`);
     try {
-      const fd = openSync(tmp, 'wx', 0o600);
+      let fd: number;
+      try {
+        fd = openSync(tmp, 'wx', 0o600);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        mkdirSync(shard, { recursive: true }); // the folder was removed since we made it
+        fd = openSync(tmp, 'wx', 0o600);
+      }
       try {
         let off = 0;
         while (off < data.length) off += writeSync(fd, data, off, data.length - off);

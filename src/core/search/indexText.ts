@@ -57,7 +57,7 @@ const cls = (c: number) => (c < 128 ? CLASS[c] : OTHER);
  * every append. Splits exactly like `identifierParts` (the query side), which a test checks.
  */
 export function compoundParts(text: string): string {
-  const seen = new Set<string>();
+  const doc = ++docStamp;
   const out: string[] = [];
   const n = text.length;
   let i = 0;
@@ -83,21 +83,25 @@ export function compoundParts(text: string): string {
     }
     if (!compound || i - start > MAX_IDENTIFIER_LENGTH) continue;
     const token = text.slice(start, i);
-    if (seen.has(token)) continue;
-    seen.add(token);
-    let parts = splitCache.get(token);
-    if (parts === undefined) {
-      parts = splitIdentifier(token);
+    // One lookup per identifier: the memo also says whether this document listed it already.
+    let seen = splitCache.get(token);
+    if (seen === undefined) {
       if (splitCache.size >= 100_000) splitCache.clear();
-      splitCache.set(token, parts);
-    }
-    if (parts !== null) out.push(parts);
+      seen = { parts: splitIdentifier(token), doc };
+      splitCache.set(token, seen);
+    } else if (seen.doc === doc) continue;
+    else seen.doc = doc;
+    if (seen.parts !== null) out.push(seen.parts);
   }
   return out.join('\n');
 }
 
-/** Identifiers recur across events (Zipf), so their split form is memoised. */
-const splitCache = new Map<string, string | null>();
+/**
+ * Identifiers recur across events (Zipf), so their split form is memoised, with the number of the
+ * last document that listed them (each document lists an identifier's parts once).
+ */
+const splitCache = new Map<string, { parts: string | null; doc: number }>();
+let docStamp = 0;
 
 /** `getHTTPServer_v2` → `get http server v2` (null when over MAX_PARTS parts). */
 function splitIdentifier(token: string): string | null {

@@ -75,3 +75,14 @@ test('EventLog reading an event whose payload is damaged or missing: clear error
     assert.ok(existsSync(log.path));
   });
 });
+
+test('a payload folder removed while the store is open is made again on the next put', () => {
+  withDir((dir) => {
+    const store = new PayloadStore(join(dir, 'payloads'));
+    const first = store.put('first payload');
+    rmSync(join(dir, 'payloads'), { recursive: true, force: true });
+    const again = store.put('first payload');
+    assert.equal(again.handle, first.handle);
+    assert.equal(store.read(first.handle), 'first payload');
+  });
+});

@@ -337,7 +337,8 @@ def parse_query(text):
 
 
 # --- snippet.ts ---------------------------------------------------------------------------------
-_WS = re.compile(r"\s+")
+# The whitespace both Python's str.isspace and JavaScript's \s agree on (snippet.ts SNIPPET_WS).
+_WS = re.compile("[\t\n\x0b\x0c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
 _ASCII = re.compile(r"^[\x00-\x7f]*$")
 
 
@@ -483,7 +484,7 @@ def make_snippet(content, keys):
         out.append(content[pos:m_start] + "«" + content[m_start:stop] + "»")
         pos = stop
     out.append(content[pos:end])
-    body = _WS.sub(" ", "".join(out)).strip()
+    body = _WS.sub(" ", "".join(out)).strip(" ")
     return ("…" if start > 0 else "") + body + ("…" if end < len(content) else "")
 
 

@@ -153,7 +153,41 @@ function prefixOccurrences(lower: string, prefixes: readonly string[]): [number,
   return [...at].sort((a, b) => a[0] - b[0]);
 }
 
+/**
+ * Whitespace collapsed in snippets: the characters both JavaScript's `\s` and Python's `str.isspace`
+ * call whitespace (their own lists differ: U+FEFF, U+001C–U+001F, U+0085), so both sides agree.
+ */
+const SNIPPET_WS = /[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
+const SURROGATE = /[\ud800-\udfff]/;
+/** Stand-ins for astral characters (one UTF-16 unit each): a letter that folds to itself, and a non-word. */
+const ASTRAL_WORD = '\u00aa';
+const ASTRAL_OTHER = '\ue000';
+const ASTRAL_LETTER = /^[\p{L}\p{N}]$/u;
+
 export function makeSnippet(content: string, keys: readonly string[]): string {
+  if (!SURROGATE.test(content)) return snippetOf(content, keys, (a, b) => content.slice(a, b));
+  // Python indexes text by code point, JavaScript by UTF-16 unit, so an emoji counts 1 there and 2
+  // here. Windows are measured on a copy in which each astral character is one unit of the same
+  // kind (word or not); the snippet is then cut from the original at the mapped offsets.
+  let units = '';
+  const offsets: number[] = [];
+  for (let i = 0; i < content.length; ) {
+    offsets.push(i);
+    const c = content.codePointAt(i)!;
+    if (c > 0xffff) {
+      units += ASTRAL_LETTER.test(String.fromCodePoint(c)) ? ASTRAL_WORD : ASTRAL_OTHER;
+      i += 2;
+    } else {
+      units += content[i];
+      i++;
+    }
+  }
+  offsets.push(content.length);
+  return snippetOf(units, keys, (a, b) => content.slice(offsets[a], offsets[b]));
+}
+
+/** The snippet of `content` (one unit per character); `slice` cuts the text shown. */
+function snippetOf(content: string, keys: readonly string[], slice: (from: number, to: number) => string): string {
   const prefixes = snippetPrefixes(keys);
   const matches: Match[] = [];
   // eslint-disable-next-line no-control-regex
@@ -198,10 +232,10 @@ export function makeSnippet(content: string, keys: readonly string[]): string {
     if (m.end <= start || m.start < start) continue;
     if (m.start >= end) break;
     const stop = Math.min(m.end, end);
-    out += content.slice(pos, m.start) + '«' + content.slice(m.start, stop) + '»';
+    out += slice(pos, m.start) + '«' + slice(m.start, stop) + '»';
     pos = stop;
   }
-  out += content.slice(pos, end);
-  out = out.replace(/\s+/g, ' ').trim();
+  out += slice(pos, end);
+  out = out.replace(SNIPPET_WS, ' ').replace(/^ | $/g, '');
   return (start > 0 ? '…' : '') + out + (end < content.length ? '…' : '');
 }

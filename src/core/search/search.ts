@@ -265,21 +265,39 @@ function sessionIds(db: SearchDatabase, maxSeq: number): SessionIds | undefined 
     ids = new Int32Array(Math.max(maxSeq + 1, Math.ceil(ids.length * 1.5))).fill(-1);
     ids.set(m.ids);
   }
-  // First load: the covering (session, seq) index is far smaller than the rows. Later: the new rows.
-  const rows =
-    m.upTo === 0
-      ? cached(db, 'SELECT seq, session FROM events INDEXED BY events_session_seq').all()
-      : cached(db, 'SELECT seq, session FROM events WHERE seq > ? AND seq <= ?').all(m.upTo, maxSeq);
-  for (const r of rows) {
-    const seq = Number(r.seq);
-    if (seq > maxSeq) continue; // appended by another process after maxSeq was read
-    let id = m.byName.get(r.session);
+  const idOf = (session: string): number => {
+    let id = m!.byName.get(session);
     if (id === undefined) {
-      id = m.names.length;
-      m.names.push(r.session);
-      m.byName.set(r.session, id);
+      id = m!.names.length;
+      m!.names.push(session);
+      m!.byName.set(session, id);
     }
-    ids[seq] = id;
+    return id;
+  };
+  if (m.upTo === 0) {
+    // First load, from the covering (session, seq) index, without a JS object per event: a session
+    // whose seqs form one unbroken run is filled as a range; only sessions that interleave with
+    // others (two windows appending at once) are read seq by seq.
+    const runs = cached(
+      db,
+      'SELECT session, min(seq) AS lo, max(seq) AS hi, count(*) AS n FROM events WHERE seq <= ? GROUP BY session',
+    ).all(maxSeq);
+    const interleaved: string[] = [];
+    for (const r of runs) {
+      const lo = Number(r.lo);
+      const hi = Number(r.hi);
+      if (Number(r.n) === hi - lo + 1) ids.fill(idOf(r.session), lo, hi + 1);
+      else interleaved.push(r.session);
+    }
+    const seqsOf = cached(db, 'SELECT seq FROM events WHERE session = ? AND seq <= ?');
+    for (const session of interleaved) {
+      const id = idOf(session);
+      for (const r of seqsOf.all(session, maxSeq)) ids[Number(r.seq)] = id;
+    }
+  } else {
+    for (const r of cached(db, 'SELECT seq, session FROM events WHERE seq > ? AND seq <= ?').all(m.upTo, maxSeq)) {
+      ids[Number(r.seq)] = idOf(r.session);
+    }
   }
   m.ids = ids;
   m.upTo = maxSeq;

@@ -31,6 +31,8 @@ const QUERIES: Array<[string, SearchOptions]> = [
   ['cache migration', { session: 'beta' }],
   ['retry token', { kind: 'tool_result' }],
   ['schema deploy', { session: 'alpha', k: 15 }],
+  ['deploy step', { session: 'solo' }],
+  ['timeout step', { k: 40 }],
 ];
 
 const ranked = (log: EventLog, q: string, o: SearchOptions) => log.search(q, o).hits.map((h) => [h.seq, h.score.toFixed(9), h.broadened]);
@@ -41,7 +43,9 @@ test('context ranking: the seq→session map gives the same hits as reading the 
   const writer = EventLog.open({ path });
   const warm = EventLog.open({ path });
   try {
-    writer.appendMany(corpus(0, 400));
+    // One session in an unbroken run (loaded as a range), then two that interleave (loaded per seq).
+    writer.appendMany(corpus(0, 60).map((e) => ({ ...e, session: 'solo' })));
+    writer.appendMany(corpus(60, 340));
     // The map is built by the second search of a connection that reaches the context step.
     warm.search('deploy', {});
     warm.search('deploy', {});

@@ -677,6 +677,18 @@ def _with_context(conn, matched, plan):
     return out
 
 
+# search.ts DAMAGED_INDEX_HINT: the index is derived from the log, which can rebuild it.
+DAMAGED_INDEX_HINT = "the search index may be damaged: `scroll reindex` rebuilds it from the log"
+
+
+def _failed(result, exc):
+    """A search the database could not answer: a message (with a way out when damaged), no raise."""
+    result["message"] = "search failed: %s" % exc
+    if re.search(r"malformed|corrupt", str(exc), re.I):
+        result["message"] += " (%s)" % DAMAGED_INDEX_HINT
+    return result
+
+
 def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq_range=None, ts_range=None,
            offset=0, snippet=True):
     """Search the event log. Returns dict(hits, broadened, terms, pruned, message); each hit is a dict
@@ -691,16 +703,22 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
                 "message": "nothing to search: the query has no words"}
     plan = _plan_filters(conn, kind, role, session, name, seq_range, ts_range)
     terms = parsed["terms"]
+    failure = None
     if len(terms) > 1 and not plan["empty"]:
-        total, is_common = _scope_df(conn, plan)
-        if total > 0:
-            common = [t["type"] == "word" and is_common(stem_key(t["text"]), t["fts"]) for t in terms]
-            kept = [t for t, c in zip(terms, common) if not c]
-            if 0 < len(kept) < len(terms):
-                pruned.extend(t["text"] for t, c in zip(terms, common) if c)
-                terms = kept
+        try:
+            total, is_common = _scope_df(conn, plan)
+            if total > 0:
+                common = [t["type"] == "word" and is_common(stem_key(t["text"]), t["fts"]) for t in terms]
+                kept = [t for t, c in zip(terms, common) if not c]
+                if 0 < len(kept) < len(terms):
+                    pruned.extend(t["text"] for t, c in zip(terms, common) if c)
+                    terms = kept
+        except sqlite3.Error as exc:
+            failure = exc  # the index could not be read: reported like a failed query
     result = {"hits": [], "broadened": False, "terms": [t["text"] for t in terms], "pruned": pruned,
               "message": parsed["message"]}
+    if failure is not None:
+        return _failed(result, failure)
     if plan["empty"]:
         return result
     and_query = " AND ".join(t["fts"] for t in terms)
@@ -741,8 +759,7 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
                             seen.add(seq)
                             ranked.append((seq, -r, False))
     except sqlite3.Error as exc:
-        result["message"] = "search failed: %s" % exc
-        return result
+        return _failed(result, exc)
     page = ranked[offset:offset + k]
     result["broadened"] = any(not p for _, _, p in page)
     if not page:

@@ -201,6 +201,31 @@ class SearchParityTest(unittest.TestCase):
         finally:
             conn.close()
 
+    def test_a_damaged_index_is_a_message_with_the_way_out_not_an_exception(self):
+        src = os.path.join(self.tmp, "damaged.jsonl")
+        with open(src, "w", encoding="utf-8") as f:
+            for i in range(200):
+                f.write(json.dumps({"kind": "note", "role": "user", "content": "deploy timeout %d retry" % i}) + "\n")
+        db = os.path.join(self.tmp, "damaged", "scroll.db")
+        r = _cli("ingest", src, "--db", db)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        w = sqlite3.connect(db)
+        w.execute("UPDATE events_fts_data SET block = randomblob(length(block)) WHERE id > 10")
+        w.commit()
+        w.close()
+        conn = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+        try:
+            for q in ("deploy", "deploy timeout"):
+                out = scroll_search.search(conn, q)
+                self.assertEqual(out["hits"], [])
+                self.assertIn("scroll reindex", out["message"])
+                self.assertIn(scroll_search.DAMAGED_INDEX_HINT, out["message"])
+        finally:
+            conn.close()
+        with open(os.path.join(ROOT, "src", "core", "search", "search.ts"), encoding="utf-8") as f:
+            ts = re.search(r"export const DAMAGED_INDEX_HINT = '([^']*)'", f.read()).group(1)
+        self.assertEqual(ts, scroll_search.DAMAGED_INDEX_HINT)
+
     def test_bad_arguments_are_clamped_not_raised(self):
         conn = self.conns["main"]
         self.assertEqual(len(scroll_search.search(conn, "pool", k=0)["hits"]), 1)

@@ -24,6 +24,10 @@ import type { SearchHit, SearchOptions, SearchResult } from '../types';
 import { parseQuery, type QueryTerm } from './query';
 import { makeSnippet } from './snippet';
 import { stemKey } from './tokens';
+import { isCorruptionError } from '../db/sqliteErrors';
+
+/** Said when SQLite reports damage during a search: the index is derived, the log can rebuild it. */
+export const DAMAGED_INDEX_HINT = 'the search index may be damaged: `scroll reindex` rebuilds it from the log';
 
 /** The part of the `Database` contract (src/core/db) search needs. */
 export interface SearchDatabase {
@@ -398,6 +402,13 @@ function rankedSeqs(db: SearchDatabase, match: string, plan: Plan, limit: number
   return cached(db, sql).all(...params);
 }
 
+/** A search the database could not answer: a message (with a way out when the index is damaged), no throw. */
+function failed(result: SearchResult, err: unknown): SearchResult {
+  result.message = `search failed: ${err instanceof Error ? err.message : String(err)}`;
+  if (isCorruptionError(err)) result.message += ` (${DAMAGED_INDEX_HINT})`;
+  return result;
+}
+
 export function searchEvents(db: SearchDatabase, query: string, opts: SearchOptions = {}): SearchResult {
   const k = clampInt(opts.k, DEFAULT_K, 1, MAX_K);
   const offset = clampInt(opts.offset, 0, 0, 1_000_000);
@@ -410,19 +421,25 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
   const plan = planFilters(db, opts);
   // Prune words that occur in more than half of the events searched (they select nothing there).
   let terms: QueryTerm[] = parsed.terms;
+  let failure: unknown;
   if (terms.length > 1 && !plan.empty) {
-    const scope = scopeStats(db, plan);
-    if (scope.total > 0) {
-      const common = (t: QueryTerm) => t.type === 'word' && scope.isCommon(stemKey(t.text), t.fts);
-      const kept = terms.filter((t) => !common(t));
-      if (kept.length > 0 && kept.length < terms.length) {
-        for (const t of terms) if (!kept.includes(t)) pruned.push(t.text);
-        terms = kept;
+    try {
+      const scope = scopeStats(db, plan);
+      if (scope.total > 0) {
+        const common = terms.map((t) => t.type === 'word' && scope.isCommon(stemKey(t.text), t.fts));
+        const kept = terms.filter((_, i) => !common[i]);
+        if (kept.length > 0 && kept.length < terms.length) {
+          terms.forEach((t, i) => common[i] && pruned.push(t.text));
+          terms = kept;
+        }
       }
+    } catch (err) {
+      failure = err; // the index could not be read: reported below like a failed query
     }
   }
   const result: SearchResult = { hits: [], broadened: false, terms: terms.map((t) => t.text), pruned };
   if (parsed.message) result.message = parsed.message;
+  if (failure !== undefined) return failed(result, failure);
   if (plan.empty) return result;
 
   const andQuery = terms.map((t) => t.fts).join(' AND ');
@@ -480,8 +497,7 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
     page = ranked.slice(offset, offset + k);
   } catch (err) {
     // Every term is quoted, so this is not a syntax error in user text: report, do not throw.
-    result.message = `search failed: ${(err as Error).message}`;
-    return result;
+    return failed(result, err);
   }
   result.broadened = page.some((r) => r.broadened);
   if (page.length === 0) return result;

@@ -4,6 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { openDatabase } from '../../../src/core/db';
 import { EventLog } from '../../../src/core/log/eventLog';
 
 function withWorkspace(fn: (ws: string, scrollDir: string) => void): void {
@@ -88,5 +90,76 @@ test('a corrupt file opened read-only is reported clearly and left where it is',
     writeFileSync(path, 'SQLite format 3\0' + 'garbage'.repeat(100));
     assert.throws(() => EventLog.open({ workspace: ws, readonly: true }), /not a database|malformed|not a Scroll event log/);
     assert.ok(existsSync(path));
+  });
+});
+
+/** A log of `n` events, closed (so its WAL is checkpointed into the main file). */
+function filledLog(ws: string, n: number): string {
+  const log = EventLog.open({ workspace: ws });
+  log.appendMany(Array.from({ length: n }, (_, i) => ({ kind: 'note', role: 'system', content: `event ${i} deploy timeout ${'words to fill pages '.repeat(12)}` })));
+  const path = log.path;
+  log.close();
+  return path;
+}
+
+test('a damaged page inside the events table is found on open: the file is moved aside as found', () => {
+  withWorkspace((ws) => {
+    const path = filledLog(ws, 1500);
+    // A leaf page of `events` in the middle of the table, located with SQLite's dbstat.
+    const probe = openDatabase(path, { readonly: true });
+    const pageSize = Number(probe.prepare('PRAGMA page_size').get().page_size);
+    const leaves = probe.prepare("SELECT pageno FROM dbstat WHERE name = 'events' AND pagetype = 'leaf' ORDER BY pageno").all() as { pageno: number }[];
+    probe.close();
+    assert.ok(leaves.length > 10);
+    const page = leaves[Math.floor(leaves.length / 2)].pageno;
+    const bytes = readFileSync(path);
+    bytes.fill(0x00, (page - 1) * pageSize, (page - 1) * pageSize + 16); // b-tree page header: invalid page type
+    writeFileSync(path, bytes);
+    const warnings: string[] = [];
+    const log = EventLog.open({ workspace: ws, onWarning: (m) => warnings.push(m) });
+    try {
+      assert.ok(log.recoveredFrom, 'moved aside');
+      assert.deepEqual(readFileSync(log.recoveredFrom!), bytes);
+      assert.match(warnings[0], /damaged/);
+      assert.equal(log.maxSeq(), 0);
+    } finally {
+      log.close();
+    }
+  });
+});
+
+test('a damaged search index (b-trees intact, posting lists garbage) keeps the log: search says how to rebuild, reindex repairs it', (t) => {
+  const python = spawnSync('python3', ['-c', 'import sqlite3'], { encoding: 'utf8' });
+  if (python.status !== 0) {
+    t.skip('python3 with sqlite3 is needed to write into FTS5 shadow tables (better-sqlite3 runs in defensive mode)');
+    return;
+  }
+  withWorkspace((ws) => {
+    const path = filledLog(ws, 300);
+    const scramble = spawnSync('python3', ['-c', [
+      'import sqlite3, sys',
+      'c = sqlite3.connect(sys.argv[1])',
+      'c.execute("UPDATE events_fts_data SET block = randomblob(length(block)) WHERE id > 10")',
+      'c.commit()',
+    ].join('\n'), path], { encoding: 'utf8' });
+    assert.equal(scramble.status, 0, scramble.stderr);
+    const warnings: string[] = [];
+    const log = EventLog.open({ workspace: ws, onWarning: (m) => warnings.push(m) });
+    try {
+      assert.equal(log.recoveredFrom, undefined, 'the log itself is intact: not moved aside');
+      assert.deepEqual(warnings, []);
+      assert.equal(log.maxSeq(), 300);
+      for (const q of ['deploy', 'deploy timeout']) {
+        const r = log.search(q);
+        assert.equal(r.hits.length, 0);
+        assert.match(r.message ?? '', /search failed: .*scroll reindex/);
+      }
+      log.rebuildIndex();
+      const again = log.search('deploy timeout', { k: 5 });
+      assert.equal(again.message, undefined);
+      assert.equal(again.hits.length, 5);
+    } finally {
+      log.close();
+    }
   });
 });

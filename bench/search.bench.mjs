@@ -177,6 +177,12 @@ for (const target of sizes) {
   plain.close();
   rawDb.close();
 
+  // --- opening the log for writing (its corruption check) vs a full quick_check ---------------
+  const [openMs] = timeIt(() => EventLog.open({ path: ourDb }).close());
+  const fullCheck = new Database(ourDb, { readonly: true });
+  const [fullCheckMs] = timeIt(() => fullCheck.prepare('PRAGMA quick_check').all());
+  fullCheck.close();
+
   // --- grep -c over a JSONL copy (cannot rank) -----------------------------------------------
   const jsonl = join(dir, 'history.jsonl');
   writeFileSync(jsonl, events.map((e) => JSON.stringify(e)).join('\n') + '\n');
@@ -223,6 +229,7 @@ for (const target of sizes) {
   row('search p99 (wall)', fmt(pct(oursWall, 99)), fmt(pct(plainWall, 99)), 'ms');
   row('hits returned', oursHits, plainHits, 'total');
   console.log(`${'expand p99 cpu (2000 seqs)'.padEnd(30)}${fmt(pct(expandMs, 99), 3).padStart(14)}${''.padStart(14)}  ms`);
+  console.log(`${'open for writing (cpu)'.padEnd(30)}${fmt(openMs).padStart(14)}${fmt(fullCheckMs).padStart(14)}  ms        (floor column: a full PRAGMA quick_check of the same file)`);
   console.log(`${'grep -c p50 wall (30 q)'.padEnd(30)}${''.padStart(14)}${fmt(pct(grepMs, 50)).padStart(14)}  ms        (no ranking, no snippets)`);
   console.log(`${'CLI search peak RSS (max of 5)'.padEnd(30)}${fmt(Math.max(...rss), 1).padStart(14)}${''.padStart(14)}  MB        wall ${fmt(pct(cliMs, 50))} ms p50 (incl. node start)`);
   if (target >= 1e7) {

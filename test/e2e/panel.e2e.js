@@ -362,9 +362,13 @@ describe('history panel (real workbench)', function () {
   it('keeps its state across a window reload', async () => {
     await showTab('search');
     await searchSettled(await typeQuery('parseconfig12'));
-    await frame.locator('.vlist-row').first().click();
-    await frame.locator('[data-testid=detail] > article.event').waitFor();
-    const seq = await frame.locator('[data-testid=detail] > article.event').getAttribute('data-seq');
+    const first = frame.locator('.vlist-row:not(.placeholder)').first();
+    const seq = (await first.locator('.seq').innerText()).replace('#', '');
+    await first.click();
+    // The detail pane may still show the previous test's event: wait for the one just clicked.
+    await waitFor(async () => (await frame.locator('[data-testid=detail] > article.event').getAttribute('data-seq').catch(() => null)) === seq, {
+      what: `event ${seq} selected`,
+    });
     const g = await searchGen();
     await frame.locator('[data-testid=filter-seq-from] input').fill('2');
     await searchSettled(g);

@@ -3,6 +3,7 @@ export * from './types';
 export * from './errors';
 export { openDatabase, isBusyError, isCorruptionError, type Database, type Statement, type DriverChoice, type DriverName } from './db';
 export { EventLog, PREVIEW_CHARS, type EventLogOptions } from './log/eventLog';
+export { verifyLog, tableProblems, type LogVerification } from './log/verify';
 export { PayloadStore, sha256Hex } from './log/payloadStore';
 export { Redactor, BUILTIN_RULES, type RedactionOptions, type RedactionRule } from './log/redaction';
 export { SCHEMA_VERSION, MIGRATIONS, FTS_COLUMNS } from './log/schema';

@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openDatabase } from '../../../src/core/db';
 
 /** The compiled CLI under test (run as its own process, exactly as a user runs it). */
 const CLI = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
@@ -245,5 +246,52 @@ test('help: overview and per-command usage', () => {
     for (const c of ['ingest', 'search', 'show', 'stats', 'export']) assert.match(overview, new RegExp(`^  ${c}\\b`, 'm'));
     assert.match(ok(scroll(dir, ['search', '--help'])).stdout, /--batch/);
     assert.equal(scroll(dir, []).code, 2);
+  });
+});
+
+test('check: a healthy log exits 0; a missing and a damaged payload exit 1 naming the events', () => {
+  withDir((dir) => {
+    writeJsonl(join(dir, 'in.jsonl'), [...EVENTS, { kind: 'tool_result', role: 'tool', content: 'second big output\n'.repeat(800), session: 'alpha' }]);
+    ok(scroll(dir, ['ingest', 'in.jsonl']));
+    const healthy = JSON.parse(ok(scroll(dir, ['check', '--json'])).stdout);
+    assert.deepEqual(healthy, { ok: true, database: [], index: [], payloads: { checked: 2, missing: [], damaged: [] }, advice: '' });
+    assert.match(ok(scroll(dir, ['check'])).stdout, /database\s+ok\nindex\s+ok\npayloads\s+2 checked/);
+
+    const db = openDatabase(join(dir, '.scroll', 'scroll.db'), { readonly: true });
+    const rows = db.prepare('SELECT seq, payload FROM events WHERE payload IS NOT NULL ORDER BY seq').all() as { seq: number; payload: string }[];
+    db.close();
+    const file = (h: string) => join(dir, '.scroll', 'payloads', h.slice(0, 2), h);
+    rmSync(file(rows[0].payload));
+    writeFileSync(file(rows[1].payload), 'not what was stored');
+    const r = scroll(dir, ['check', '--json']);
+    assert.equal(r.code, 1, r.stderr);
+    const report = JSON.parse(r.stdout);
+    assert.equal(report.ok, false);
+    assert.deepEqual(report.payloads, { checked: 2, missing: [Number(rows[0].seq)], damaged: [Number(rows[1].seq)] });
+    assert.deepEqual(report.database, []);
+    assert.match(report.advice, /payload file is missing or damaged/);
+    assert.match(scroll(dir, ['check']).stdout, new RegExp(`missing for events ${rows[0].seq}, damaged for events ${rows[1].seq}`));
+  });
+});
+
+test('check: a scrambled search index is reported as the index only, and scroll reindex repairs it', (t) => {
+  if (spawnSync('python3', ['-c', 'import sqlite3']).status !== 0) {
+    t.skip('python3 with sqlite3 is needed to write into FTS5 shadow tables');
+    return;
+  }
+  withDir((dir) => {
+    writeJsonl(join(dir, 'in.jsonl'), Array.from({ length: 300 }, (_, i) => ({ kind: 'note', role: 'user', content: `deploy timeout ${i} retry cache` })));
+    ok(scroll(dir, ['ingest', 'in.jsonl']));
+    const path = join(dir, '.scroll', 'scroll.db');
+    const scramble = spawnSync('python3', ['-c', 'import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nc.execute("UPDATE events_fts_data SET block = randomblob(length(block)) WHERE id > 10")\nc.commit()', path], { encoding: 'utf8' });
+    assert.equal(scramble.status, 0, scramble.stderr);
+    const r = scroll(dir, ['check', '--json']);
+    assert.equal(r.code, 1, r.stderr);
+    const report = JSON.parse(r.stdout);
+    assert.deepEqual(report.database, []);
+    assert.ok(report.index.length > 0, JSON.stringify(report));
+    assert.match(report.advice, /scroll reindex/);
+    ok(scroll(dir, ['reindex']));
+    assert.equal(JSON.parse(ok(scroll(dir, ['check', '--json'])).stdout).ok, true);
   });
 });

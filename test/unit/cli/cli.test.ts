@@ -283,7 +283,7 @@ test('check: a scrambled search index is reported as the index only, and scroll 
     writeJsonl(join(dir, 'in.jsonl'), Array.from({ length: 300 }, (_, i) => ({ kind: 'note', role: 'user', content: `deploy timeout ${i} retry cache` })));
     ok(scroll(dir, ['ingest', 'in.jsonl']));
     const path = join(dir, '.scroll', 'scroll.db');
-    const scramble = spawnSync('python3', ['-c', 'import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nc.execute("UPDATE events_fts_data SET block = randomblob(length(block)) WHERE id > 10")\nc.commit()', path], { encoding: 'utf8' });
+    const scramble = spawnSync('python3', ['-c', 'import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nc.execute("UPDATE events_fts_data SET block = X\'00\' WHERE id > 10")\nc.commit()', path], { encoding: 'utf8' });
     assert.equal(scramble.status, 0, scramble.stderr);
     const r = scroll(dir, ['check', '--json']);
     assert.equal(r.code, 1, r.stderr);

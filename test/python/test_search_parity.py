@@ -50,18 +50,22 @@ class SearchParityTest(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="scroll-search-parity-")
         cls.dbs = {}
         for name, events in cls.vectors["corpora"].items():
-            src = os.path.join(cls.tmp, name + ".jsonl")
-            with open(src, "w", encoding="utf-8") as f:
-                for e in events:
-                    f.write(json.dumps(e, ensure_ascii=False) + "\n")
-            db = os.path.join(cls.tmp, name, "scroll.db")
-            r = _cli("ingest", src, "--db", db)
-            if r.returncode != 0:
-                raise RuntimeError("scroll ingest failed: %s %s" % (r.stdout, r.stderr))
-            out = json.loads(r.stdout)
+            out = cls._ingest(name, events)
             assert out["first_seq"] == 1 and out["appended"] == len(events), out
-            cls.dbs[name] = db
+            cls.dbs[name] = os.path.join(cls.tmp, name, "scroll.db")
         cls.conns = {n: sqlite3.connect("file:%s?mode=ro" % p, uri=True) for n, p in cls.dbs.items()}
+
+    @classmethod
+    def _ingest(cls, name, events):
+        """Appends `events` to the log <tmp>/<name>/scroll.db through the TypeScript CLI."""
+        src = os.path.join(cls.tmp, name + ".jsonl")
+        with open(src, "w", encoding="utf-8") as f:
+            for e in events:
+                f.write(json.dumps(e, ensure_ascii=False) + "\n")
+        r = _cli("ingest", src, "--db", os.path.join(cls.tmp, name, "scroll.db"))
+        if r.returncode != 0:
+            raise RuntimeError("scroll ingest failed: %s %s" % (r.stdout, r.stderr))
+        return json.loads(r.stdout)
 
     @classmethod
     def tearDownClass(cls):
@@ -154,12 +158,7 @@ class SearchParityTest(unittest.TestCase):
         db = os.path.join(self.tmp, "grow", "scroll.db")
 
         def ingest(contents):
-            src = os.path.join(self.tmp, "grow.jsonl")
-            with open(src, "w", encoding="utf-8") as f:
-                for c in contents:
-                    f.write(json.dumps({"kind": "note", "role": "assistant", "content": c, "session": "s"}) + "\n")
-            r = _cli("ingest", src, "--db", db)
-            self.assertEqual(r.returncode, 0, r.stderr)
+            self._ingest("grow", [{"kind": "note", "role": "assistant", "content": c, "session": "s"} for c in contents])
 
         ingest(["deploy timeout on staging", "health check ok", "database migrated", "cache warmed"])
         conn = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
@@ -174,17 +173,15 @@ class SearchParityTest(unittest.TestCase):
 
     def test_paging_walks_one_fixed_list_like_typescript(self):
         # The corpus of test/unit/search/paging.test.ts: pages of 7 concatenate to the k=500 list.
-        src = os.path.join(self.tmp, "paging.jsonl")
-        with open(src, "w", encoding="utf-8") as f:
-            for i in range(300):
-                if i % 3 == 0:
-                    content = "retry %sthe upload of chunk %d after a timeout number %d" % ("retry " * (i % 5), i, i * 7)
-                else:
-                    content = "filler line %d about caching, logging and %s" % (i, "queues" if i % 2 else "workers")
-                f.write(json.dumps({"kind": "tool_result", "role": "tool", "content": content, "session": "s%d" % (i % 3)}) + "\n")
+        events = []
+        for i in range(300):
+            if i % 3 == 0:
+                content = "retry %sthe upload of chunk %d after a timeout number %d" % ("retry " * (i % 5), i, i * 7)
+            else:
+                content = "filler line %d about caching, logging and %s" % (i, "queues" if i % 2 else "workers")
+            events.append({"kind": "tool_result", "role": "tool", "content": content, "session": "s%d" % (i % 3)})
+        self._ingest("paging", events)
         db = os.path.join(self.tmp, "paging", "scroll.db")
-        r = _cli("ingest", src, "--db", db)
-        self.assertEqual(r.returncode, 0, r.stderr)
         conn = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
         try:
             full = [h["seq"] for h in scroll_search.search(conn, "retry timeout", k=500)["hits"]]
@@ -202,13 +199,8 @@ class SearchParityTest(unittest.TestCase):
             conn.close()
 
     def test_a_damaged_index_is_a_message_with_the_way_out_not_an_exception(self):
-        src = os.path.join(self.tmp, "damaged.jsonl")
-        with open(src, "w", encoding="utf-8") as f:
-            for i in range(200):
-                f.write(json.dumps({"kind": "note", "role": "user", "content": "deploy timeout %d retry" % i}) + "\n")
+        self._ingest("damaged", [{"kind": "note", "role": "user", "content": "deploy timeout %d retry" % i} for i in range(200)])
         db = os.path.join(self.tmp, "damaged", "scroll.db")
-        r = _cli("ingest", src, "--db", db)
-        self.assertEqual(r.returncode, 0, r.stderr)
         w = sqlite3.connect(db)
         w.execute("UPDATE events_fts_data SET block = X'00' WHERE id > 10")
         w.commit()

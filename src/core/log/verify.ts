@@ -9,6 +9,7 @@
 import type { Database } from '../db';
 import type { PayloadStore } from './payloadStore';
 import { errorMessage } from '../errors';
+import { isCorruptionError } from '../db/sqliteErrors';
 
 /** Problems `quick_check` finds in the ordinary tables (virtual tables have no pages of their own). */
 export function tableProblems(db: Database): string[] {
@@ -17,8 +18,14 @@ export function tableProblems(db: Database): string[] {
     .all() as { name: string }[];
   const problems: string[] = [];
   for (const { name } of tables) {
-    const check = db.prepare(`PRAGMA quick_check("${name.replace(/"/g, '""')}")`).all() as { quick_check: string }[];
-    for (const r of check) if (r.quick_check !== 'ok') problems.push(r.quick_check);
+    try {
+      const check = db.prepare(`PRAGMA quick_check("${name.replace(/"/g, '""')}")`).all() as { quick_check: string }[];
+      for (const r of check) if (r.quick_check !== 'ok') problems.push(r.quick_check);
+    } catch (e) {
+      // A page damaged badly enough stops the check itself: that is a finding too.
+      if (!isCorruptionError(e)) throw e;
+      problems.push(`${name}: ${errorMessage(e)}`);
+    }
   }
   return problems;
 }
@@ -36,22 +43,30 @@ export interface LogVerification {
 
 /** The full check. Reads only; `db` may be a read-only connection. */
 export function verifyLog(db: Database, payloads: PayloadStore): LogVerification {
+  // What opening for writing judges (any finding there moves the file aside): the log is damaged.
   const pages = tableProblems(db);
-  const full = (db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]).map((r) => r.quick_check).filter((m) => m !== 'ok');
-  // The unrestricted check repeats the table problems and adds page accounting and FTS5's own check.
-  const extra = full.filter((m) => !pages.includes(m));
+  // Only on pages it passes does the unrestricted check add anything: page accounting, and FTS5's
+  // own index check, whose findings name FTS5 or its table and which reindex repairs.
+  let extra: string[] = [];
+  if (pages.length === 0) {
+    try {
+      extra = (db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]).map((r) => r.quick_check).filter((m) => m !== 'ok');
+    } catch (e) {
+      // Every table's pages passed, so what stops the check is FTS5's pass reading its index.
+      if (!isCorruptionError(e)) throw e;
+      extra = [`fts5 index check stopped: ${errorMessage(e)}`];
+    }
+  }
   const isIndex = (m: string) => /fts5|events_fts/i.test(m);
   const database = [...pages, ...extra.filter((m) => !isIndex(m))];
   const index = extra.filter(isIndex);
 
   const missing: number[] = [];
   const damaged: number[] = [];
-  let checked = 0;
   const seen = new Map<string, 'ok' | 'missing' | 'damaged'>();
   for (const row of db.prepare('SELECT seq, payload FROM events WHERE payload IS NOT NULL ORDER BY seq').all() as { seq: number; payload: string }[]) {
     let state = seen.get(row.payload);
     if (state === undefined) {
-      checked++;
       try {
         payloads.readBuffer(row.payload);
         state = 'ok';
@@ -69,5 +84,5 @@ export function verifyLog(db: Database, payloads: PayloadStore): LogVerification
   else if (index.length) advice.push('only the search index is damaged: `scroll reindex` rebuilds it from the events');
   if (missing.length || damaged.length) advice.push('events whose payload file is missing or damaged show their preview; the rest of the log is unaffected');
   const ok = !database.length && !index.length && !missing.length && !damaged.length;
-  return { ok, database, index, payloads: { checked, missing, damaged }, advice: advice.join('; ') };
+  return { ok, database, index, payloads: { checked: seen.size, missing, damaged }, advice: advice.join('; ') };
 }

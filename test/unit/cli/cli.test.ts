@@ -295,3 +295,24 @@ test('check: a scrambled search index is reported as the index only, and scroll 
     assert.equal(JSON.parse(ok(scroll(dir, ['check', '--json'])).stdout).ok, true);
   });
 });
+
+test('check: a damaged page in the index storage is damage to the log file (the open check moves it aside), reported, not thrown', () => {
+  withDir((dir) => {
+    writeJsonl(join(dir, 'in.jsonl'), Array.from({ length: 300 }, (_, i) => ({ kind: 'note', role: 'user', content: `deploy timeout ${i} retry cache` })));
+    ok(scroll(dir, ['ingest', 'in.jsonl']));
+    const path = join(dir, '.scroll', 'scroll.db');
+    const probe = openDatabase(path, { readonly: true });
+    const pageSize = Number(probe.prepare('PRAGMA page_size').get().page_size);
+    const page = Number((probe.prepare("SELECT pageno FROM dbstat WHERE name = 'events_fts_data' AND pagetype = 'leaf' ORDER BY pageno").get() as { pageno: number }).pageno);
+    probe.close();
+    const bytes = readFileSync(path);
+    bytes.fill(0, (page - 1) * pageSize, (page - 1) * pageSize + 16);
+    writeFileSync(path, bytes);
+    const r = scroll(dir, ['check', '--json']);
+    assert.equal(r.code, 1, r.stderr);
+    const report = JSON.parse(r.stdout);
+    assert.ok(report.database.some((m: string) => /events_fts_data/.test(m)), JSON.stringify(report));
+    assert.deepEqual(report.index, []);
+    assert.match(report.advice, /moved aside/);
+  });
+});

@@ -10,6 +10,7 @@
  *    `user` finds it while the whole token stays findable in body/code;
  *  - headline: the model-written one-line note.
  */
+import { DIGIT, LOWER, OTHER, UNDERSCORE, UPPER, cls, splitCompound } from './tokens';
 
 export interface IndexDocument {
   body: string;
@@ -39,22 +40,11 @@ export function buildIndexDocument(content: string, headline?: string | null): I
   return { body, code, parts: compoundParts(head ? content + '\n' + head : content), headline: head };
 }
 
-// Character classes of the ASCII identifier alphabet, by char code.
-const OTHER = 0;
-const LOWER = 1;
-const UPPER = 2;
-const DIGIT = 3;
-const UNDERSCORE = 4;
-const CLASS = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  CLASS[c] = c >= 97 && c <= 122 ? LOWER : c >= 65 && c <= 90 ? UPPER : c >= 48 && c <= 57 ? DIGIT : c === 95 ? UNDERSCORE : OTHER;
-}
-const cls = (c: number) => (c < 128 ? CLASS[c] : OTHER);
-
 /**
  * Parts of every distinct compound identifier in the text (snake_case, camelCase, ACRONYMWord),
  * space-separated, one identifier per line, lower case. One pass over char codes: this runs on
- * every append. Splits exactly like `identifierParts` (the query side), which a test checks.
+ * every append. Parts come from `splitCompound`, as on the query side (`identifierParts`); a test
+ * checks both sides agree on which tokens are compound.
  */
 export function compoundParts(text: string): string {
   const doc = ++docStamp;
@@ -107,33 +97,4 @@ let docStamp = 0;
 function splitIdentifier(token: string): string | null {
   const parts = splitCompound(token);
   return parts.length > MAX_PARTS ? null : parts.join(' ').toLowerCase();
-}
-
-/**
- * The parts of an identifier, case kept: split at `_`, lower/digit→Upper and at the last capital of
- * an acronym before a lower-case letter. A char-class scan, same result as `identifierParts`.
- */
-export function splitCompound(token: string): string[] {
-  const parts: string[] = [];
-  let from = -1; // start of the current part, -1 between parts
-  const n = token.length;
-  for (let j = 0; j < n; j++) {
-    const c = cls(token.charCodeAt(j));
-    if (c === UNDERSCORE) {
-      if (from >= 0) parts.push(token.slice(from, j));
-      from = -1;
-      continue;
-    }
-    if (from < 0) {
-      from = j;
-      continue;
-    }
-    const p = cls(token.charCodeAt(j - 1));
-    if (((p === LOWER || p === DIGIT) && c === UPPER) || (p === UPPER && c === UPPER && j + 1 < n && cls(token.charCodeAt(j + 1)) === LOWER)) {
-      parts.push(token.slice(from, j));
-      from = j;
-    }
-  }
-  if (from >= 0) parts.push(token.slice(from));
-  return parts;
 }

@@ -34,17 +34,54 @@ export function stemKey(token: string): string {
 /**
  * Parts of a compound identifier, folded: `getUserById` → get user by id, `user_id` → user id,
  * `HTTPServerError` → http server error, `__init__` → init. Empty when the token is not compound.
+ * The index side (indexText.ts) splits with the same `splitCompound`, so part phrases match.
  */
 export function identifierParts(token: string): string[] {
-  const out: string[] = [];
-  for (const piece of token.split('_')) {
-    if (!piece) continue;
-    // camelCase and acronym boundaries (ASCII, like the Python port): fooBar, utf8Decode, HTTPServer
-    const split = piece.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z])([A-Z][a-z])/g, '$1 $2');
-    for (const p of split.split(' ')) if (p) out.push(fold(p));
-  }
+  const out = splitCompound(token).map(fold);
   if (out.length >= 2 || (out.length === 1 && token.includes('_'))) return out;
   return [];
+}
+
+// Character classes of the ASCII identifier alphabet, by char code.
+export const OTHER = 0;
+export const LOWER = 1;
+export const UPPER = 2;
+export const DIGIT = 3;
+export const UNDERSCORE = 4;
+const CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  CLASS[c] = c >= 97 && c <= 122 ? LOWER : c >= 65 && c <= 90 ? UPPER : c >= 48 && c <= 57 ? DIGIT : c === 95 ? UNDERSCORE : OTHER;
+}
+export const cls = (c: number) => (c < 128 ? CLASS[c] : OTHER);
+
+/**
+ * The parts of an identifier, case kept: split at `_`, lower/digit→Upper and at the last capital of
+ * an acronym before a lower-case letter (ASCII classes, like the Python port's regexes). A char-class
+ * scan: it runs on every identifier of every append.
+ */
+export function splitCompound(token: string): string[] {
+  const parts: string[] = [];
+  let from = -1; // start of the current part, -1 between parts
+  const n = token.length;
+  for (let j = 0; j < n; j++) {
+    const c = cls(token.charCodeAt(j));
+    if (c === UNDERSCORE) {
+      if (from >= 0) parts.push(token.slice(from, j));
+      from = -1;
+      continue;
+    }
+    if (from < 0) {
+      from = j;
+      continue;
+    }
+    const p = cls(token.charCodeAt(j - 1));
+    if (((p === LOWER || p === DIGIT) && c === UPPER) || (p === UPPER && c === UPPER && j + 1 < n && cls(token.charCodeAt(j + 1)) === LOWER)) {
+      parts.push(token.slice(from, j));
+      from = j;
+    }
+  }
+  if (from >= 0) parts.push(token.slice(from));
+  return parts;
 }
 
 /** True when a token is a compound identifier worth splitting (snake_case, camelCase, ACRONYMWord). */

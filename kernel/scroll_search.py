@@ -385,11 +385,9 @@ def snippet_prefixes(keys):
 
 
 def prefix_pattern(prefixes):
-    """The same pattern string as snippet.ts `prefixPattern`."""
-    alts = []
-    for p in sorted(prefixes, key=lambda p: (-len(p), p)):
-        alts.append("".join("[%s%s]" % (c, c.upper()) if "a" <= c <= "z" else re.escape(c) for c in p))
-    return "|".join(alts)
+    """The same alternation as snippet.ts `prefixPattern` (longest first), matched case-insensitively
+    in ASCII only (re.ASCII | re.IGNORECASE, like a JavaScript `i` regex without `u`)."""
+    return "|".join(re.escape(p) for p in sorted(prefixes, key=lambda p: (-len(p), p)))
 
 
 _regex_cache = {}
@@ -400,7 +398,7 @@ def _prefix_regex(pattern):
     if rx is None:
         if len(_regex_cache) > 100:
             _regex_cache.clear()
-        rx = _regex_cache[pattern] = re.compile(pattern)
+        rx = _regex_cache[pattern] = re.compile(pattern, re.ASCII | re.IGNORECASE)
     return rx
 
 

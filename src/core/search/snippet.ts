@@ -90,9 +90,8 @@ const regexCache = new Map<string, RegExp>();
 /**
  * One regex for all prefixes (longest first, ASCII letters in either case via the `i` flag; no
  * lookbehind, so the engine can skip ahead on the first letter); `startsPart` then decides. Cached:
- * every hit of a search uses the same one. kernel/scroll_search.py builds the equivalent pattern
- * with explicit `[aA]` classes (the prefixes are ASCII, where both mean the same). A plain
- * alternation compiles faster than one of character classes: most searches bring new terms.
+ * every hit of a search uses the same one. kernel/scroll_search.py builds the same pattern and
+ * compiles it with re.ASCII | re.IGNORECASE (case folding within ASCII, as `i` without `u` here).
  */
 export function prefixPattern(prefixes: readonly string[]): string {
   const alts = [...prefixes].sort((a, b) => b.length - a.length || (a < b ? -1 : 1)).map(escapeRe);

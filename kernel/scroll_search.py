@@ -722,12 +722,21 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
     and_query = " AND ".join(t["fts"] for t in terms)
     or_query = " OR ".join(t["fts"] for t in terms)
     matched = {}
+
+    def ranks(match, first, limit):
+        # A query that returned fewer rows than it asked for returned every match (see search.ts).
+        if len(first) < MIN_CANDIDATES or limit <= len(first):
+            return first[:limit]
+        return _ranked_seqs(conn, match, plan, limit)
     try:
-        for seq, r in _ranked_seqs(conn, and_query, plan, MIN_CANDIDATES):
+        and_first = _ranked_seqs(conn, and_query, plan, MIN_CANDIDATES)
+        for seq, r in and_first:
             matched[int(seq)] = (-r, True)
         broaden = len(terms) > 1 and len(matched) < min(k, BROADEN_BELOW)
+        or_first = []
         if broaden:
-            for seq, r in _ranked_seqs(conn, or_query, plan, MIN_CANDIDATES):
+            or_first = _ranked_seqs(conn, or_query, plan, MIN_CANDIDATES)
+            for seq, r in or_first:
                 if int(seq) not in matched:
                     matched[int(seq)] = (-r, False)
         head = _with_context(conn, matched, plan)
@@ -739,7 +748,7 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
             # A head neighbour beyond the first MIN_CANDIDATES matches is a match too (see search.ts).
             seen = set(s for s, _, _ in ranked)
             limit = want + len(head)
-            rows = _ranked_seqs(conn, and_query, plan, limit)
+            rows = ranks(and_query, and_first, limit)
             for seq, r in rows:
                 seq = int(seq)
                 if seq not in seen:
@@ -751,7 +760,7 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
                         seen.add(h[0])
                         ranked.append(h)
                 if broaden and want > len(ranked):
-                    for seq, r in _ranked_seqs(conn, or_query, plan, limit):
+                    for seq, r in ranks(or_query, or_first, limit):
                         seq = int(seq)
                         if seq not in seen:
                             seen.add(seq)

@@ -68,10 +68,13 @@ export function verifyLog(db: Database, payloads: PayloadStore): LogVerification
     let state = seen.get(row.payload);
     if (state === undefined) {
       try {
-        payloads.readBuffer(row.payload);
-        state = 'ok';
-      } catch (e) {
-        state = /missing/.test(errorMessage(e)) ? 'missing' : 'damaged';
+        if (!payloads.has(row.payload)) state = 'missing';
+        else {
+          payloads.readBuffer(row.payload); // recomputes the sha256
+          state = 'ok';
+        }
+      } catch {
+        state = 'damaged'; // unreadable, altered, or not a handle at all
       }
       seen.set(row.payload, state);
     }

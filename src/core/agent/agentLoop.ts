@@ -180,10 +180,7 @@ export class AgentLoop {
     // An eviction event acts on the view through its seq and meta only: one query reads them all.
     const rows = db.prepare("SELECT seq, meta FROM events WHERE kind = 'eviction' AND session = ? ORDER BY seq").all(this.session) as Array<{ seq: number; meta: string }>;
     if (!rows.length) return false;
-    const evictions: LogEvent[] = rows.map((r) => ({
-      seq: Number(r.seq), session: this.session, kind: 'eviction', role: 'system', name: null, content: '', ts: '',
-      meta: parseMeta(r.meta), step: null, toolCallId: null, parentSeq: null, headline: null, payload: null, bytes: 0, tokens: 0,
-    }));
+    const evictions = rows.map((r) => ({ seq: Number(r.seq), meta: parseMeta(r.meta) }));
     let boundary = 0;
     for (const e of evictions) {
       const to = Number((e.meta as Record<string, unknown>).to_seq);

@@ -182,20 +182,24 @@ export class WorkingView {
         else if (e.kind === 'tool_result') g.results.push(ve);
         break;
       }
-      case 'eviction': {
-        const m = e.meta as Record<string, unknown>;
-        const from = Number(m.from_seq);
-        const to = Number(m.to_seq);
-        if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || to < from) return;
-        this.groups = this.groups.filter((g) => !(g.lastSeq <= to && g.firstSeq >= from && g.firstSeq !== this.pinnedUserSeq));
-        this.evictedThroughSeq = Math.max(this.evictedThroughSeq, to);
-        this.index.add({ fromSeq: from, toSeq: to, title: titleFromMeta(m.title), evictionSeq: e.seq });
-        this.memoryVersion++;
+      case 'eviction':
+        this.applyEviction(e);
         break;
-      }
       default:
         break;
     }
+  }
+
+  /** An eviction acts on the view through its seq and meta only (the span and its title). */
+  private applyEviction(e: Pick<LogEvent, 'seq' | 'meta'>): void {
+    const m = e.meta as Record<string, unknown>;
+    const from = Number(m.from_seq);
+    const to = Number(m.to_seq);
+    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || to < from) return;
+    this.groups = this.groups.filter((g) => !(g.lastSeq <= to && g.firstSeq >= from && g.firstSeq !== this.pinnedUserSeq));
+    this.evictedThroughSeq = Math.max(this.evictedThroughSeq, to);
+    this.index.add({ fromSeq: from, toSeq: to, title: titleFromMeta(m.title), evictionSeq: e.seq });
+    this.memoryVersion++;
   }
 
   /**
@@ -206,7 +210,8 @@ export class WorkingView {
    * boundary); the rest of that state is the index (all evictions), the last step and the variables.
    */
   seedEvicted(s: {
-    evictions: LogEvent[];
+    /** The session's eviction events (seq and meta are all an eviction needs). */
+    evictions: Array<Pick<LogEvent, 'seq' | 'meta'>>;
     lastStep: number;
     variableResults: Array<Pick<LogEvent, 'seq' | 'meta'>>;
     pinned: LogEvent | null;
@@ -215,7 +220,10 @@ export class WorkingView {
     for (const r of s.variableResults) this.noteVariables(r);
     this.lastStepSeen = Math.max(this.lastStepSeen, s.lastStep);
     if (s.pinned) this.apply(s.pinned);
-    for (const e of s.evictions) this.apply(e);
+    for (const e of s.evictions) {
+      this.appliedCount++;
+      this.applyEviction(e);
+    }
   }
 
   private noteVariables(e: Pick<LogEvent, 'seq' | 'meta'>): void {

@@ -39,11 +39,10 @@ export interface PanelHandlerOptions {
 }
 
 /**
- * The ranked list of the latest query, without snippets. Pages are cut from it, so they never
- * overlap or skip even though the search's context re-ranking depends on how many candidates it
- * ranks. It starts short (the first screen answers fast) and grows as the reader scrolls: a longer
- * ranking keeps the hits already listed, in place, and appends the ones not yet listed. Past
- * SEARCH_LIST_MAX hits, pages come from the search's own offset paging.
+ * The ranked list of the latest query, without snippets: ranked once and cut into pages (snippets
+ * are made per page), instead of a ranking per page. It starts short (the first screen answers
+ * fast) and grows as the reader scrolls; search's list is one fixed order, so a longer ranking
+ * extends the shorter one. Past SEARCH_LIST_MAX hits, pages come from the search's own offset paging.
  */
 interface HitList {
   key: string;
@@ -189,8 +188,7 @@ export class PanelRequestHandler {
     while (!list.complete && end >= list.hits.length && list.ranked < SEARCH_LIST_MAX) {
       const k = Math.min(SEARCH_LIST_MAX, Math.max(list.ranked * 4, end));
       const longer = this.source.search(query, { ...opts, k, snippet: false }).hits;
-      const listed = new Set(list.hits.map((h) => h.seq));
-      for (const h of longer) if (!listed.has(h.seq)) list.hits.push(h);
+      list.hits = longer;
       list.ranked = k;
       list.complete = longer.length < k;
       list.total = list.complete ? list.hits.length : Math.max(list.total, list.hits.length);

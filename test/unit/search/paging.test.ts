@@ -33,6 +33,8 @@ test('paging with offset walks one fixed list: no hit repeated or skipped', () =
       paged.push(...log.search('retry timeout', { k: 7, offset }).hits.map((h) => h.seq));
     }
     assert.deepEqual(paged, all);
+    // A shorter ranking is the start of a longer one (the panel extends its list this way).
+    for (const k of [10, 40, 100, 250]) assert.deepEqual(log.search('retry timeout', { k }).hits.map((h) => h.seq), all.slice(0, k), `k=${k}`);
   } finally {
     log.close();
     rmSync(dir, { recursive: true, force: true });

@@ -395,6 +395,20 @@ export function loadPlaywright(host) {
   return createRequire(path.join(host.playwrightCore, 'package.json'))('playwright-core');
 }
 
+/**
+ * The folders of one test run: `test-results/<name>` emptied (what a failure leaves for the reader)
+ * and a scratch folder under the cache, removed when the run ends.
+ */
+export function runFolders(name, runPrefix) {
+  const resultsDir = path.join(repoRoot, 'test-results', name);
+  fs.rmSync(resultsDir, { recursive: true, force: true });
+  fs.mkdirSync(resultsDir, { recursive: true });
+  fs.mkdirSync(path.join(cacheDir, 'runs'), { recursive: true });
+  const runDir = fs.mkdtempSync(path.join(cacheDir, 'runs', runPrefix));
+  onCleanup(() => fs.rmSync(runDir, { recursive: true, force: true }));
+  return { resultsDir, runDir };
+}
+
 /** Headless Debian Chromium with a fresh profile, removed on close. */
 export async function launchChromium(host, { viewport = { width: 1400, height: 900 } } = {}) {
   const { chromium } = loadPlaywright(host);

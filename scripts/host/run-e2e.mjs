@@ -12,8 +12,8 @@ import path from 'node:path';
 import util from 'node:util';
 import { createRequire } from 'node:module';
 import {
-  buildExtension, cacheDir, ensureHost, fixtureExtensions, installExtensions, onCleanup, prepareWorkspace,
-  repoRoot, say, startCodeServer,
+  buildExtension, ensureHost, fixtureExtensions, installExtensions, prepareWorkspace,
+  repoRoot, runFolders, say, startCodeServer,
 } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
@@ -40,12 +40,7 @@ async function main() {
   const host = ensureHost();
   if (!opts['no-build']) buildExtension({ tsc: false });
 
-  const resultsDir = path.join(repoRoot, 'test-results', 'e2e');
-  fs.rmSync(resultsDir, { recursive: true, force: true });
-  fs.mkdirSync(resultsDir, { recursive: true });
-  fs.mkdirSync(path.join(cacheDir, 'runs'), { recursive: true });
-  const runDir = fs.mkdtempSync(path.join(cacheDir, 'runs', 'e2e-'));
-  onCleanup(() => fs.rmSync(runDir, { recursive: true, force: true }));
+  const { resultsDir, runDir } = runFolders('e2e', 'e2e-');
 
   // One seeded copy shared by the run's tests, and a pristine template for tests that need their own
   // (Workbench.open({ fresh: true }) copies it).

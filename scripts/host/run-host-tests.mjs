@@ -14,8 +14,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import util from 'node:util';
 import {
-  buildExtension, cacheDir, ensureHost, fixtureExtensions, installExtensions, launchChromium, onCleanup,
-  prepareWorkspace, remoteUri, repoRoot, say, startCodeServer, workbenchUrl,
+  buildExtension, ensureHost, fixtureExtensions, installExtensions, launchChromium,
+  prepareWorkspace, remoteUri, repoRoot, runFolders, say, startCodeServer, workbenchUrl,
 } from './lib.mjs';
 
 const { values: opts, positionals: fileFilters } = util.parseArgs({
@@ -39,12 +39,7 @@ async function main() {
   if (!fs.existsSync(testsEntry)) throw new Error(`${path.relative(repoRoot, testsEntry)} is missing: run \`npx tsc -p .\``);
 
   const untrusted = opts.untrusted;
-  const resultsDir = path.join(repoRoot, 'test-results', untrusted ? 'host-untrusted' : 'host');
-  fs.rmSync(resultsDir, { recursive: true, force: true });
-  fs.mkdirSync(resultsDir, { recursive: true });
-  fs.mkdirSync(path.join(cacheDir, 'runs'), { recursive: true });
-  const runDir = fs.mkdtempSync(path.join(cacheDir, 'runs', 'host-'));
-  onCleanup(() => fs.rmSync(runDir, { recursive: true, force: true }));
+  const { resultsDir, runDir } = runFolders(untrusted ? 'host-untrusted' : 'host', 'host-');
 
   const workspace = path.join(runDir, 'workspace');
   const seeded = prepareWorkspace(workspace);

@@ -46,6 +46,8 @@ const rate = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 
  * search and ingest are single-threaded and in-process (SQLite runs on this thread), so CPU time
  * is what the latency is on an unloaded core. Wall time is printed beside it.
  */
+const cpuMs = (d) => (d.user + d.system) / 1000;
+
 function timeIt(fn) {
   const c = process.cpuUsage();
   const t = process.hrtime.bigint();
@@ -115,6 +117,54 @@ for (const target of sizes) {
     plainIngestMs += b;
     plainIngestWall += bw;
   }
+
+  // --- bulk ingest the way `scroll ingest` does it: one bulk append, batches submitted so their
+  // preparation (validation, redaction, payload files, index text) runs on a worker thread while
+  // the previous batch is inserted. A pipeline has no per-batch split to interleave, so whole runs
+  // alternate with the floor's (floor, ours, ours, floor) and throughput is elapsed time: what
+  // someone importing a transcript waits for. CPU (all threads) is printed beside it.
+  const bulkRuns = { ours: [], floor: [] };
+  let preparedOn = '';
+  const floorRun = (round) => {
+    const db = new Database(join(dir, `plain-bulk-${round}.db`));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec(`CREATE VIRTUAL TABLE plain USING fts5(content, session UNINDEXED, kind UNINDEXED, tokenize = "${FTS_TOKENIZE}")`);
+    const st = db.prepare('INSERT INTO plain(content, session, kind) VALUES (?, ?, ?)');
+    const tx = db.transaction((batch) => {
+      for (const e of batch) st.run(e.content, e.session, e.kind);
+    });
+    const c = process.cpuUsage();
+    const t = performance.now();
+    for (let i = 0; i < events.length; i += BATCH) tx(events.slice(i, i + BATCH));
+    bulkRuns.floor.push([performance.now() - t, cpuMs(process.cpuUsage(c))]);
+    db.close();
+  };
+  const oursRun = async (round) => {
+    const blog = EventLog.open({ path: join(dir, `bulk-${round}`, 'scroll.db') });
+    const c = process.cpuUsage();
+    const t = performance.now();
+    const bulk = blog.beginBulk();
+    const inFlight = [];
+    for (let i = 0; i < events.length; i += BATCH) {
+      inFlight.push(bulk.submit(events.slice(i, i + BATCH)));
+      if (inFlight.length > 2) await inFlight.shift();
+    }
+    for (const p of inFlight) await p;
+    await bulk.commit(); // includes syncing the payload files
+    bulkRuns.ours.push([performance.now() - t, cpuMs(process.cpuUsage(c))]);
+    preparedOn = bulk.preparedOn;
+    if (blog.maxSeq() !== events.length) throw new Error(`bulk ingest stored ${blog.maxSeq()} of ${events.length} events`);
+    blog.close();
+  };
+  global.gc?.();
+  floorRun(0);
+  await oursRun(0);
+  await oursRun(1);
+  floorRun(1);
+  const sum = (runs, k) => runs.reduce((n, r) => n + r[k], 0);
+  const bulkWall = [sum(bulkRuns.ours, 0) / 2, sum(bulkRuns.floor, 0) / 2];
+  const bulkCpu = [sum(bulkRuns.ours, 1) / 2, sum(bulkRuns.floor, 1) / 2];
 
   // --- search: same queries, same semantics ----------------------------------------------------
   const queries = gen.queries(events, nQueries);
@@ -211,12 +261,15 @@ for (const target of sizes) {
     console.log(`${name.padEnd(30)}${String(ours).padStart(14)}${String(floor ?? '').padStart(14)}  ${unit.padEnd(10)}${Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : ''}${better === 'higher' ? ' (higher is better)' : ''}`);
   };
   console.log(`${''.padEnd(30)}${'scroll'.padStart(14)}${'plain FTS5'.padStart(14)}  ${'unit'.padEnd(10)}ratio`);
-  row('ingest tokens/s', rate(tokens / (oursIngestMs / 1000)), rate(tokens / (plainIngestMs / 1000)), 'tok/s');
-  row('ingest events/s', rate(events.length / (oursIngestMs / 1000)), rate(events.length / (plainIngestMs / 1000)), 'ev/s');
+  const bulkRatio = bulkWall[1] / bulkWall[0];
+  row('bulk ingest tokens/s', rate(tokens / (bulkWall[0] / 1000)), rate(tokens / (bulkWall[1] / 1000)), 'tok/s');
+  row('bulk ingest events/s', rate(events.length / (bulkWall[0] / 1000)), rate(events.length / (bulkWall[1] / 1000)), 'ev/s');
+  console.log(`${'bulk ingest (wall)'.padEnd(30)}${fmt(bulkWall[0] / 1000).padStart(14)}${fmt(bulkWall[1] / 1000).padStart(14)}  s         throughput ${bulkRatio.toFixed(2)}x of floor (target >= 0.7; scroll ingest's path, preparation on ${preparedOn}; mean of 2 runs each)`);
+  console.log(`${'bulk ingest (cpu, all threads)'.padEnd(30)}${fmt(bulkCpu[0] / 1000).padStart(14)}${fmt(bulkCpu[1] / 1000).padStart(14)}  s         ${(bulkCpu[1] / bulkCpu[0]).toFixed(2)}x`);
   const ingestRatio = plainIngestMs / oursIngestMs;
-  console.log(`${'ingest time (cpu)'.padEnd(30)}${fmt(oursIngestMs / 1000).padStart(14)}${fmt(plainIngestMs / 1000).padStart(14)}  s         throughput ${ingestRatio.toFixed(2)}x of floor (target >= 0.7)`);
+  console.log(`${'appendMany, in-thread (cpu)'.padEnd(30)}${fmt(oursIngestMs / 1000).padStart(14)}${fmt(plainIngestMs / 1000).padStart(14)}  s         throughput ${ingestRatio.toFixed(2)}x of floor (batches of ${BATCH} interleaved with the floor's)`);
   console.log(`${'  same schema + index text, raw'.padEnd(30)}${fmt(rawIngestMs / 1000).padStart(14)}${fmt(plainIngestMs / 1000).padStart(14)}  s         throughput ${(plainIngestMs / rawIngestMs).toFixed(2)}x of floor (no EventLog work: the index's own cost)`);
-  console.log(`${'ingest time (wall)'.padEnd(30)}${fmt(oursIngestWall / 1000).padStart(14)}${fmt(plainIngestWall / 1000).padStart(14)}  s         throughput ${(plainIngestWall / oursIngestWall).toFixed(2)}x of floor`);
+  console.log(`${'appendMany, in-thread (wall)'.padEnd(30)}${fmt(oursIngestWall / 1000).padStart(14)}${fmt(plainIngestWall / 1000).padStart(14)}  s         throughput ${(plainIngestWall / oursIngestWall).toFixed(2)}x of floor`);
   const p50 = [pct(oursMs, 50), pct(plainMs, 50)];
   const p99 = [pct(oursMs, 99), pct(plainMs, 99)];
   row(`search p50 cpu (${queries.length} q)`, fmt(p50[0]), fmt(p50[1]), 'ms');
@@ -235,7 +288,7 @@ for (const target of sizes) {
   if (target >= 1e7) {
     const ok = (c) => (c ? 'met' : 'MISSED');
     console.log(`targets @10M: p50<=10ms ${ok(p50[0] <= 10)}, p99<=50ms ${ok(p99[0] <= 50)}, p50<=1.3x floor ${ok(p50[0] <= 1.3 * p50[1])}, ` +
-      `p99<=1.3x floor ${ok(p99[0] <= 1.3 * p99[1])}, ingest>=0.7x ${ok(ingestRatio >= 0.7)}, expand p99<=1ms ${ok(pct(expandMs, 99) <= 1)}, RSS<=100MB ${ok(Math.max(...rss) <= 100)}`);
+      `p99<=1.3x floor ${ok(p99[0] <= 1.3 * p99[1])}, bulk ingest>=0.7x ${ok(bulkRatio >= 0.7)}, expand p99<=1ms ${ok(pct(expandMs, 99) <= 1)}, RSS<=100MB ${ok(Math.max(...rss) <= 100)}`);
   }
   if (args.includes('--keep')) console.log(`kept: ${dir}`);
   else rmSync(dir, { recursive: true, force: true });

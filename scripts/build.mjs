@@ -42,6 +42,16 @@ const targets = [
     external: ['better-sqlite3', 'node:sqlite'],
   },
   {
+    // Bulk ingest prepares batches on a worker thread; the client looks for this file beside the
+    // bundle that loads it (without it, batches are prepared in-thread).
+    ...common,
+    entryPoints: ['src/core/log/prepareWorker.ts'],
+    outfile: 'dist/prepareWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  {
     ...common,
     entryPoints: ['webview/src/main.ts'],
     outfile: 'dist/webview.js',

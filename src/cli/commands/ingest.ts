@@ -5,8 +5,10 @@ import { UsageError, stringOption, writeJson, type Command } from '../command';
 import { jsonToNewEvent } from '../eventJson';
 import { readJsonLines } from '../jsonl';
 
-/** Events per appendMany call: large enough to amortise per-call cost, small enough to stay lean. */
-const BATCH = 5000;
+/** Events per batch: large enough to amortise per-batch cost, small enough to pipeline. */
+const BATCH = 1000;
+/** Batches submitted but not yet inserted: one being inserted, the next being prepared. */
+const IN_FLIGHT = 2;
 
 export const command: Command = {
   name: 'ingest',
@@ -45,32 +47,43 @@ Prints {"appended", "first_seq", "last_seq"}.
       let appended = 0;
       let first: number | null = null;
       let last: number | null = null;
+      // Batches are prepared on a worker thread while earlier ones are inserted; at most
+      // IN_FLIGHT wait at once, so memory stays bounded however long the input.
+      const inFlight: Promise<void>[] = [];
       const flush = () => {
         if (batch.length === 0) return;
         bulk ??= log.beginBulk();
-        let events;
-        try {
-          events = bulk.append(batch);
-        } catch (e) {
-          // appendMany names "event N" of the batch; say which input line that was.
-          const m = e instanceof InvalidInputError ? /^event(?: (\d+))?/.exec(e.message) : null;
-          if (m) throw new InvalidInputError(`line ${batchLines[m[1] ? Number(m[1]) - 1 : 0]} of ${label}${e instanceof Error ? e.message.slice(m[0].length) : ''}`);
-          throw e;
-        }
-        first ??= events[0].seq;
-        last = events[events.length - 1].seq;
-        appended += events.length;
+        const lineOf = batchLines;
+        const done = bulk.submit(batch).then(
+          (seqs) => {
+            first ??= seqs[0];
+            last = seqs[seqs.length - 1];
+            appended += seqs.length;
+          },
+          (e: unknown) => {
+            // The preparer names "event N" of the batch; say which input line that was.
+            const m = e instanceof InvalidInputError ? /^event(?: (\d+))?/.exec(e.message) : null;
+            if (m) throw new InvalidInputError(`line ${lineOf[m[1] ? Number(m[1]) - 1 : 0]} of ${label}${e instanceof Error ? e.message.slice(m[0].length) : ''}`);
+            throw e;
+          },
+        );
+        done.catch(() => undefined); // awaited below, in order
+        inFlight.push(done);
         batch = [];
         batchLines = [];
       };
-      // Lines stream in; each batch joins the one transaction, so memory stays bounded.
+      // Lines stream in; each batch joins the one transaction.
       for (let next = firstLine; !next.done; next = await lines.next()) {
         const { line, value } = next.value;
         batch.push(jsonToNewEvent(value, `line ${line} of ${label}`, unknown));
         batchLines.push(line);
-        if (batch.length >= BATCH) flush();
+        if (batch.length >= BATCH) {
+          flush();
+          if (inFlight.length > IN_FLIGHT) await inFlight.shift();
+        }
       }
       flush();
+      for (const done of inFlight) await done;
       await bulk?.commit();
       if (unknown.size) ctx.io.stderr(`scroll ingest: ignored unknown field(s): ${[...unknown].sort().join(', ')}\n`);
       writeJson(ctx.io, { appended, first_seq: first, last_seq: last });

@@ -8,8 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { openDatabase, isBusyError, isCorruptionError, type Database, type DriverChoice, type Statement } from '../db';
 import { DatabaseError, InvalidInputError, ReadonlyLogError, errorMessage } from '../errors';
 import { buildIndexDocument } from '../search/indexText';
-import { estimateTokens, type LogEvent, type LogStats, type NewEvent, type SearchOptions, type SearchResult, type SessionInfo } from '../types';
+import type { LogEvent, LogStats, NewEvent, SearchOptions, SearchResult, SessionInfo } from '../types';
+import { EventPreparer, type PreparedBatch, type PreparerConfig } from './eventPreparer';
 import { PayloadStore } from './payloadStore';
+import { PrepareWorkerClient } from './prepareWorkerClient';
 import { Redactor, type RedactionOptions } from './redaction';
 import { tableProblems, verifyLog, type LogVerification } from './verify';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
@@ -37,14 +39,20 @@ export interface EventLogOptions {
 
 export interface BulkAppend {
   append(events: NewEvent[]): LogEvent[];
+  /**
+   * Appends a batch whose preparation (validation, redaction, payload files, index text) runs on
+   * a worker thread while earlier batches are inserted: the way to ingest many events. Batches
+   * land in submission order; resolves to their seqs. A failed batch fails every later one and
+   * the commit. Await each promise (or `commit()`) before appending synchronously.
+   */
+  submit(events: NewEvent[]): Promise<number[]>;
+  /** Where submitted batches are prepared: a worker thread, or this thread when none could start. */
+  readonly preparedOn: 'worker' | 'this thread' | 'nothing submitted yet';
   /** Flushes the payload files written meanwhile, then commits. */
   commit(): Promise<void>;
   /** Discards everything appended since `beginBulk()`. Safe to call after a failed commit. */
   rollback(): void;
 }
-
-/** Characters of content the event row keeps when the full text lives in the payload store. */
-export const PREVIEW_CHARS = 512;
 
 interface EventRow {
   seq: number;
@@ -64,26 +72,6 @@ interface EventRow {
   meta: string;
 }
 
-interface PreparedEvent {
-  session: string;
-  kind: string;
-  role: string;
-  name: string | null;
-  content: string;       // full, redacted
-  stored: string;        // what the row holds: content or its preview
-  payload: string | null;
-  bytes: number;
-  tokens: number;
-  ts: string;
-  step: number | null;
-  toolCallId: string | null;
-  parentSeq: number | null;
-  headline: string | null;
-  meta: Record<string, unknown>;
-  metaJson: string;
-}
-
-const ISO_TS = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 const SELECT_COLUMNS = 'seq, session, kind, role, name, content, payload, bytes, tokens, ts, step, tool_call_id, parent_seq, headline, meta';
 
 function defaultSession(): string {
@@ -99,13 +87,6 @@ function corruptName(path: string): string {
   return candidate;
 }
 
-function cutPreview(text: string): string {
-  let end = Math.min(PREVIEW_CHARS, text.length);
-  const c = text.charCodeAt(end - 1);
-  if (c >= 0xd800 && c <= 0xdbff) end--; // never split a surrogate pair
-  return text.slice(0, end);
-}
-
 export class EventLog {
   readonly path: string;
   readonly payloads: PayloadStore;
@@ -115,8 +96,9 @@ export class EventLog {
   session: string;
 
   private readonly db: Database;
-  private readonly redactor: Redactor;
-  private readonly payloadThreshold: number;
+  private readonly preparer: EventPreparer;
+  /** How a worker thread builds the same preparer (bulk submit). */
+  private readonly preparerConfig: PreparerConfig;
   private readonly onWarning: (message: string) => void;
   /** Inside beginBulk(): payload files are synced together at commit instead of one by one. */
   private inBulk = false;
@@ -126,15 +108,16 @@ export class EventLog {
   private readonly selectRange: Statement;
   private readonly selectMax: Statement;
 
-  private constructor(db: Database, redactor: Redactor, opts: EventLogOptions, path: string, payloadDir: string, recoveredFrom?: string) {
+  private constructor(db: Database, redaction: RedactionOptions, opts: EventLogOptions, path: string, payloadDir: string, recoveredFrom?: string) {
     this.db = db;
-    this.redactor = redactor;
     this.path = path;
     this.readonly = opts.readonly ?? false;
     this.payloads = new PayloadStore(payloadDir, this.readonly);
     this.recoveredFrom = recoveredFrom;
     this.session = opts.session ?? defaultSession();
-    this.payloadThreshold = opts.payloadThreshold ?? 8192;
+    const payloadThreshold = opts.payloadThreshold ?? 8192;
+    this.preparer = new EventPreparer(new Redactor(redaction), this.payloads, payloadThreshold);
+    this.preparerConfig = { redaction, payloadDir, payloadThreshold };
     this.onWarning = opts.onWarning ?? ((m) => process.stderr.write(`scroll: ${m}\n`));
     if (!this.readonly) {
       this.insertEvent = db.prepare(
@@ -154,7 +137,8 @@ export class EventLog {
     const warn = opts.onWarning ?? ((m: string) => process.stderr.write(`scroll: ${m}\n`));
     // Configuration errors (a bad extra redaction pattern) surface before any file is touched.
     const redact = opts.redact ?? true;
-    const redactor = new Redactor(typeof redact === 'boolean' ? { enabled: redact } : redact);
+    const redaction: RedactionOptions = typeof redact === 'boolean' ? { enabled: redact } : redact;
+    new Redactor(redaction); // throws on a bad extra pattern
     if (opts.payloadThreshold !== undefined && !(Number.isFinite(opts.payloadThreshold) && opts.payloadThreshold >= 0)) {
       throw new InvalidInputError(`payloadThreshold must be a number of bytes ≥ 0 (got ${opts.payloadThreshold})`);
     }
@@ -167,7 +151,7 @@ export class EventLog {
         db.close();
         throw e;
       }
-      return new EventLog(db, redactor, opts, path, payloadDir);
+      return new EventLog(db, redaction, opts, path, payloadDir);
     }
     prepareFolder(dirname(path));
     let recoveredFrom: string | undefined;
@@ -189,7 +173,7 @@ export class EventLog {
       recover(errorMessage(e));
       db = openWritable(path, opts.driver);
     }
-    return new EventLog(db, redactor, { ...opts, onWarning: warn }, path, payloadDir, recoveredFrom);
+    return new EventLog(db, redaction, { ...opts, onWarning: warn }, path, payloadDir, recoveredFrom);
   }
 
   get driver(): string {
@@ -207,29 +191,13 @@ export class EventLog {
 
   /** Appends all events in one transaction: either all are in the log or none is. */
   appendMany(events: NewEvent[]): LogEvent[] {
-    if (this.readonly || !this.insertEvent || !this.insertFts) throw new ReadonlyLogError();
+    if (this.readonly) throw new ReadonlyLogError();
     if (!Array.isArray(events)) throw new InvalidInputError('appendMany expects an array of events');
     if (events.length === 0) return [];
     // Everything that can fail on bad input, and the payload files, before taking the write lock.
-    const prepared = events.map((e, i) => this.prepareEvent(e, events.length > 1 ? i : undefined));
-    const docs = prepared.map((p) => buildIndexDocument(p.content, p.headline));
-    const insertEvent = this.insertEvent;
-    const insertFts = this.insertFts;
-    const seqs = this.db.transaction(() => {
-      const out: number[] = new Array(prepared.length);
-      for (let i = 0; i < prepared.length; i++) {
-        const p = prepared[i];
-        const seq = insertEvent.run(
-          p.session, p.kind, p.role, p.name, p.stored, p.payload, p.bytes, p.tokens, p.ts,
-          p.step, p.toolCallId, p.parentSeq, p.headline, p.metaJson,
-        ).lastInsertRowid;
-        const d = docs[i];
-        insertFts.run(seq, d.body, d.code, d.parts, d.headline);
-        out[i] = seq;
-      }
-      return out;
-    });
-    return prepared.map((p, i) => ({
+    const batch = this.preparer.prepare(events, this.session, this.inBulk);
+    const seqs = this.insertPrepared(batch);
+    return batch.events.map((p, i) => ({
       seq: seqs[i],
       session: p.session,
       kind: p.kind,
@@ -248,44 +216,123 @@ export class EventLog {
     }));
   }
 
+  /** The rows of a prepared batch, in one transaction (a savepoint inside a bulk append). */
+  private insertPrepared(batch: PreparedBatch): number[] {
+    if (!this.insertEvent || !this.insertFts) throw new ReadonlyLogError();
+    const insertEvent = this.insertEvent;
+    const insertFts = this.insertFts;
+    const { events: prepared, docs } = batch;
+    return this.db.transaction(() => {
+      const out: number[] = new Array(prepared.length);
+      for (let i = 0; i < prepared.length; i++) {
+        const p = prepared[i];
+        const seq = insertEvent.run(
+          p.session, p.kind, p.role, p.name, p.stored, p.payload, p.bytes, p.tokens, p.ts,
+          p.step, p.toolCallId, p.parentSeq, p.headline, p.metaJson,
+        ).lastInsertRowid;
+        const d = docs[i];
+        insertFts.run(seq, d.body, d.code, d.parts, d.headline);
+        out[i] = Number(seq);
+      }
+      return out;
+    });
+  }
+
   /**
-   * A bulk append spanning async steps (e.g. a streamed file): every `append` joins one
-   * transaction that `commit()` makes durable and `rollback()` discards, so a failure midway
+   * A bulk append spanning async steps (e.g. a streamed file): every `append` or `submit` joins
+   * one transaction that `commit()` makes durable and `rollback()` discards, so a failure midway
    * leaves the log as it was. Holds the write lock until then: other writers wait.
    */
-  beginBulk(): BulkAppend {
+  beginBulk(opts: { worker?: boolean } = {}): BulkAppend {
     if (this.readonly) throw new ReadonlyLogError();
     this.db.begin();
     this.inBulk = true;
-    let open = true;
+    let open = true; // the transaction is active
+    let accepting = true; // no commit() or rollback() called yet
+    let worker: PrepareWorkerClient | undefined;
+    let workerTried = opts.worker === false;
+    let submitted = false;
+    let usedWorker = false;
+    // Inserts of submitted batches run one after another, in submission order. `tail` never
+    // rejects (a rejected promise nobody awaits would crash Node); the first failure is kept.
+    let tail: Promise<void> = Promise.resolve();
+    let failure: unknown;
+    let inFlight = 0;
     const ensureOpen = () => {
-      if (!open) throw new InvalidInputError('this bulk append is already committed or rolled back');
+      if (!accepting) throw new InvalidInputError('this bulk append is already committed or rolled back');
+    };
+    const finish = () => {
+      open = false;
+      this.inBulk = false;
+      const w = worker;
+      worker = undefined;
+      return w?.close();
+    };
+    const discard = () => {
+      this.payloads.dropPending();
+      this.db.rollback();
     };
     return {
+      get preparedOn() {
+        return !submitted ? 'nothing submitted yet' : usedWorker ? 'worker' : 'this thread';
+      },
       append: (events) => {
         ensureOpen();
+        if (inFlight > 0) throw new InvalidInputError('await the submitted batches before appending synchronously');
         return this.appendMany(events);
+      },
+      submit: (events) => {
+        ensureOpen();
+        if (!workerTried) {
+          workerTried = true;
+          worker = PrepareWorkerClient.start(this.preparerConfig);
+          usedWorker = worker !== undefined;
+        }
+        submitted = true;
+        const session = this.session;
+        const prepared: Promise<PreparedBatch> = worker
+          ? worker.prepare(events, session)
+          : Promise.resolve().then(() => this.preparer.prepare(events, session, true));
+        prepared.catch(() => undefined); // handled below, in order; never an unhandled rejection
+        inFlight++;
+        const done = tail.then(async () => {
+          if (failure !== undefined) throw failure;
+          const batch = await prepared;
+          // A rollback meanwhile ended the transaction: inserting now would autocommit.
+          if (!open) throw new InvalidInputError('this bulk append was rolled back');
+          if (worker) for (const p of batch.events) if (p.payload) this.payloads.noteUnsynced(p.payload);
+          return this.insertPrepared(batch);
+        });
+        tail = done.then(
+          () => { inFlight--; },
+          (e: unknown) => {
+            inFlight--;
+            failure ??= e;
+          },
+        );
+        done.catch(() => undefined); // the caller awaits it; commit() reports it too
+        return done;
       },
       commit: async () => {
         ensureOpen();
-        open = false;
+        accepting = false;
+        await tail; // batches submitted before commit() still land
         try {
+          if (failure !== undefined) throw failure;
           await this.payloads.syncPending();
         } catch (e) {
-          this.inBulk = false;
-          this.payloads.dropPending();
-          this.db.rollback();
+          await finish();
+          discard();
           throw e;
         }
-        this.inBulk = false;
+        await finish();
         this.db.commit();
       },
       rollback: () => {
         if (!open) return;
-        open = false;
-        this.inBulk = false;
-        this.payloads.dropPending();
-        this.db.rollback();
+        accepting = false;
+        void finish();
+        discard();
       },
     };
   }
@@ -422,70 +469,6 @@ export class EventLog {
 
   close(): void {
     this.db.close();
-  }
-
-  private prepareEvent(e: NewEvent, index: number | undefined): PreparedEvent {
-    const where = index === undefined ? 'event' : `event ${index + 1}`;
-    if (!e || typeof e !== 'object') throw new InvalidInputError(`${where}: expected an object`);
-    for (const field of ['kind', 'role', 'content'] as const) {
-      if (typeof e[field] !== 'string') throw new InvalidInputError(`${where}: "${field}" must be a string`);
-    }
-    if (e.kind.length === 0) throw new InvalidInputError(`${where}: "kind" must not be empty`);
-    const optString = (v: unknown, field: string): string | null => {
-      if (v === undefined || v === null) return null;
-      if (typeof v !== 'string') throw new InvalidInputError(`${where}: "${field}" must be a string`);
-      return v;
-    };
-    const optInt = (v: unknown, field: string): number | null => {
-      if (v === undefined || v === null) return null;
-      if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new InvalidInputError(`${where}: "${field}" must be an integer`);
-      return v;
-    };
-    const session = optString(e.session, 'session') ?? this.session;
-    if (session.length === 0) throw new InvalidInputError(`${where}: "session" must not be empty`);
-    let ts = optString(e.ts, 'ts');
-    if (ts === null) ts = new Date().toISOString();
-    else if (!ISO_TS.test(ts) || Number.isNaN(Date.parse(ts))) throw new InvalidInputError(`${where}: "ts" must be an ISO 8601 time (got "${ts.slice(0, 40)}")`);
-    if (e.meta !== undefined && e.meta !== null && (typeof e.meta !== 'object' || Array.isArray(e.meta))) {
-      throw new InvalidInputError(`${where}: "meta" must be an object`);
-    }
-    const r = this.redactor;
-    const content = r.redact(e.content);
-    const headline = optString(e.headline, 'headline');
-    const name = optString(e.name, 'name');
-    let meta: Record<string, unknown>;
-    let metaJson: string;
-    try {
-      meta = r.redactValue(e.meta ?? {});
-      metaJson = JSON.stringify(meta);
-    } catch (err) {
-      throw new InvalidInputError(`${where}: "meta" is not JSON-serialisable: ${errorMessage(err)}`);
-    }
-    const bytes = Buffer.byteLength(content, 'utf8');
-    let stored = content;
-    let payload: string | null = null;
-    if (bytes > this.payloadThreshold) {
-      payload = this.payloads.put(content, { deferSync: this.inBulk }).handle;
-      stored = cutPreview(content);
-    }
-    return {
-      session,
-      kind: e.kind,
-      role: e.role,
-      name: name === null ? null : r.redact(name),
-      content,
-      stored,
-      payload,
-      bytes,
-      tokens: estimateTokens(content),
-      ts,
-      step: optInt(e.step, 'step'),
-      toolCallId: optString(e.toolCallId, 'toolCallId'),
-      parentSeq: optInt(e.parentSeq, 'parentSeq'),
-      headline: headline === null ? null : r.redact(headline),
-      meta,
-      metaJson,
-    };
   }
 
   private toEvent(row: EventRow): LogEvent {

@@ -105,6 +105,11 @@ export class PayloadStore {
     );
   }
 
+  /** Marks a file another thread wrote with `deferSync` as this store's to sync. */
+  noteUnsynced(handle: string): void {
+    this.unsynced.add(this.pathFor(handle));
+  }
+
   /** Forgets deferred files (their events were rolled back; the files are harmless orphans). */
   dropPending(): void {
     this.unsynced.clear();

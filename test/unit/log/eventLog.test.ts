@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../../src/core/db';
 import { InvalidInputError, ReadonlyLogError } from '../../../src/core/errors';
-import { EventLog, PREVIEW_CHARS } from '../../../src/core/log/eventLog';
+import { EventLog } from '../../../src/core/log/eventLog';
+import { PREVIEW_CHARS } from '../../../src/core/log/eventPreparer';
 import { SCHEMA_VERSION } from '../../../src/core/log/schema';
 
 function withWorkspace(fn: (ws: string) => void): void {

@@ -49,3 +49,30 @@ test('index-side splitting equals query-side splitting (else part phrases would 
     else assert.equal(got, want.join(' '), tok);
   }
 });
+
+/** The obvious way to list the parts: every ASCII token run, kept when isCompound says so. */
+function referenceCompoundParts(text: string): string {
+  const out: string[] = [];
+  const listed = new Set<string>();
+  for (const tok of text.match(/[A-Za-z0-9_]+/g) ?? []) {
+    if (!isCompound(tok) || tok.length > 64 || listed.has(tok)) continue;
+    listed.add(tok);
+    const parts = identifierParts(tok);
+    if (parts.length <= 8) out.push(parts.join(' '));
+  }
+  return out.join('\n');
+}
+
+test('the scan for compounds lists what the token-by-token reference lists, on random text', () => {
+  // Separators include non-ASCII letters, which the index tokenizer keeps but identifiers do not.
+  const alphabet = ['a', 'b', 'Z', 'Q', '_', '_', '1', 'é', ' ', '.', '-', '\n', 'Ω', 'x', 'Y'];
+  let seed = 777;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  for (let n = 0; n < 3000; n++) {
+    let text = '';
+    const len = Math.floor(rand() * 120);
+    for (let i = 0; i < len; i++) text += alphabet[Math.floor(rand() * alphabet.length)];
+    if (n % 50 === 0) text += ' ' + 'aB'.repeat(40) + ' x'; // over the 64-character limit
+    assert.equal(compoundParts(text), referenceCompoundParts(text), JSON.stringify(text));
+  }
+});

@@ -1,0 +1,142 @@
+/**
+ * Everything an append does to an event before SQL sees it: validation, secret redaction, the
+ * payload file for large content, and the text the FTS index holds. Pure of the database, so it
+ * runs either in the writer's thread (EventLog.appendMany) or on a worker thread while the writer
+ * inserts the previous batch (bulk ingest, see prepareWorker.ts).
+ */
+import { InvalidInputError, errorMessage } from '../errors';
+import { buildIndexDocument, type IndexDocument } from '../search/indexText';
+import { estimateTokens, type NewEvent } from '../types';
+import { PayloadStore } from './payloadStore';
+import { Redactor, type RedactionOptions } from './redaction';
+
+/** Characters of content the event row keeps when the full text lives in the payload store. */
+export const PREVIEW_CHARS = 512;
+
+/** One event, ready for the INSERT: every field checked, every string redacted. */
+export interface PreparedEvent {
+  session: string;
+  kind: string;
+  role: string;
+  name: string | null;
+  content: string;       // full, redacted
+  stored: string;        // what the row holds: content or its preview
+  payload: string | null;
+  bytes: number;
+  tokens: number;
+  ts: string;
+  step: number | null;
+  toolCallId: string | null;
+  parentSeq: number | null;
+  headline: string | null;
+  meta: Record<string, unknown>;
+  metaJson: string;
+}
+
+export interface PreparedBatch {
+  events: PreparedEvent[];
+  docs: IndexDocument[];
+}
+
+/** What a preparer needs; plain data, so it can be posted to a worker thread. */
+export interface PreparerConfig {
+  redaction: RedactionOptions;
+  payloadDir: string;
+  payloadThreshold: number;
+}
+
+const ISO_TS = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+export function cutPreview(text: string): string {
+  let end = Math.min(PREVIEW_CHARS, text.length);
+  const c = text.charCodeAt(end - 1);
+  if (c >= 0xd800 && c <= 0xdbff) end--; // never split a surrogate pair
+  return text.slice(0, end);
+}
+
+export class EventPreparer {
+  constructor(
+    private readonly redactor: Redactor,
+    private readonly payloads: PayloadStore,
+    private readonly payloadThreshold: number,
+  ) {}
+
+  static fromConfig(config: PreparerConfig): EventPreparer {
+    return new EventPreparer(new Redactor(config.redaction), new PayloadStore(config.payloadDir), config.payloadThreshold);
+  }
+
+  /**
+   * Prepares a batch; throws InvalidInputError naming the event ("event N" when there are
+   * several). `deferSync`: payload files are written but not fsynced; the caller syncs them
+   * (PayloadStore.syncPending) before the events that point at them commit.
+   */
+  prepare(events: NewEvent[], session: string, deferSync: boolean): PreparedBatch {
+    if (!Array.isArray(events)) throw new InvalidInputError('appendMany expects an array of events');
+    const prepared = events.map((e, i) => this.prepareEvent(e, events.length > 1 ? i : undefined, session, deferSync));
+    return { events: prepared, docs: prepared.map((p) => buildIndexDocument(p.content, p.headline)) };
+  }
+
+  private prepareEvent(e: NewEvent, index: number | undefined, defaultSession: string, deferSync: boolean): PreparedEvent {
+    const where = index === undefined ? 'event' : `event ${index + 1}`;
+    if (!e || typeof e !== 'object') throw new InvalidInputError(`${where}: expected an object`);
+    for (const field of ['kind', 'role', 'content'] as const) {
+      if (typeof e[field] !== 'string') throw new InvalidInputError(`${where}: "${field}" must be a string`);
+    }
+    if (e.kind.length === 0) throw new InvalidInputError(`${where}: "kind" must not be empty`);
+    const optString = (v: unknown, field: string): string | null => {
+      if (v === undefined || v === null) return null;
+      if (typeof v !== 'string') throw new InvalidInputError(`${where}: "${field}" must be a string`);
+      return v;
+    };
+    const optInt = (v: unknown, field: string): number | null => {
+      if (v === undefined || v === null) return null;
+      if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new InvalidInputError(`${where}: "${field}" must be an integer`);
+      return v;
+    };
+    const session = optString(e.session, 'session') ?? defaultSession;
+    if (session.length === 0) throw new InvalidInputError(`${where}: "session" must not be empty`);
+    let ts = optString(e.ts, 'ts');
+    if (ts === null) ts = new Date().toISOString();
+    else if (!ISO_TS.test(ts) || Number.isNaN(Date.parse(ts))) throw new InvalidInputError(`${where}: "ts" must be an ISO 8601 time (got "${ts.slice(0, 40)}")`);
+    if (e.meta !== undefined && e.meta !== null && (typeof e.meta !== 'object' || Array.isArray(e.meta))) {
+      throw new InvalidInputError(`${where}: "meta" must be an object`);
+    }
+    const r = this.redactor;
+    const content = r.redact(e.content);
+    const headline = optString(e.headline, 'headline');
+    const name = optString(e.name, 'name');
+    let meta: Record<string, unknown>;
+    let metaJson: string;
+    try {
+      meta = r.redactValue(e.meta ?? {});
+      metaJson = JSON.stringify(meta);
+    } catch (err) {
+      throw new InvalidInputError(`${where}: "meta" is not JSON-serialisable: ${errorMessage(err)}`);
+    }
+    const bytes = Buffer.byteLength(content, 'utf8');
+    let stored = content;
+    let payload: string | null = null;
+    if (bytes > this.payloadThreshold) {
+      payload = this.payloads.put(content, { deferSync }).handle;
+      stored = cutPreview(content);
+    }
+    return {
+      session,
+      kind: e.kind,
+      role: e.role,
+      name: name === null ? null : r.redact(name),
+      content,
+      stored,
+      payload,
+      bytes,
+      tokens: estimateTokens(content),
+      ts,
+      step: optInt(e.step, 'step'),
+      toolCallId: optString(e.toolCallId, 'toolCallId'),
+      parentSeq: optInt(e.parentSeq, 'parentSeq'),
+      headline: headline === null ? null : r.redact(headline),
+      meta,
+      metaJson,
+    };
+  }
+}

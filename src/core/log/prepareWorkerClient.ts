@@ -1,0 +1,82 @@
+/**
+ * The writer thread's side of prepareWorker.ts: posts batches, returns their preparation as
+ * promises in submission order. When the worker file is absent (a bundle built without it) or
+ * worker threads are unavailable, `start` returns undefined and the caller prepares in-thread.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { InvalidInputError, PayloadError, ScrollError } from '../errors';
+import type { NewEvent } from '../types';
+import type { PreparedBatch, PreparerConfig } from './eventPreparer';
+
+interface Reply {
+  id: number;
+  batch?: PreparedBatch;
+  error?: { name: string; message: string; code?: unknown };
+}
+
+export const PREPARE_WORKER_FILE = 'prepareWorker.js';
+
+export class PrepareWorkerClient {
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve: (b: PreparedBatch) => void; reject: (e: Error) => void }>();
+  private failure?: Error;
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (reply: Reply) => {
+      const w = this.waiting.get(reply.id);
+      if (!w) return;
+      this.waiting.delete(reply.id);
+      if (reply.batch) w.resolve(reply.batch);
+      else w.reject(rebuildError(reply.error));
+    });
+    // A crashed worker fails everything it still owes; nothing it prepared was inserted yet.
+    worker.on('error', (e) => this.fail(e));
+    worker.on('exit', (code) => this.fail(new ScrollError(`the ingest worker stopped (exit code ${code})`)));
+  }
+
+  private fail(e: Error): void {
+    this.failure ??= e;
+    for (const w of this.waiting.values()) w.reject(this.failure);
+    this.waiting.clear();
+  }
+
+  static start(config: PreparerConfig, dir = __dirname): PrepareWorkerClient | undefined {
+    const file = join(dir, PREPARE_WORKER_FILE);
+    if (!existsSync(file)) return undefined;
+    try {
+      return new PrepareWorkerClient(new Worker(file, { workerData: config }));
+    } catch {
+      return undefined;
+    }
+  }
+
+  prepare(events: NewEvent[], session: string): Promise<PreparedBatch> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise<PreparedBatch>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      try {
+        this.worker.postMessage({ id, events, session });
+      } catch (e) {
+        // e.g. a meta value that cannot be cloned (a function): the same message as in-thread.
+        this.waiting.delete(id);
+        reject(new InvalidInputError(`events cannot be sent to the ingest worker: ${(e as Error).message}`));
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    this.fail(new ScrollError('the ingest worker was closed'));
+    this.worker.removeAllListeners('exit');
+    await this.worker.terminate();
+  }
+}
+
+function rebuildError(e: Reply['error']): Error {
+  const message = e?.message ?? 'the ingest worker failed';
+  if (e?.name === 'InvalidInputError') return new InvalidInputError(message);
+  if (e?.name === 'PayloadError') return new PayloadError(message, '');
+  return new ScrollError(message, typeof e?.code === 'string' ? e.code : undefined);
+}

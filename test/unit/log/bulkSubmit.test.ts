@@ -1,0 +1,134 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InvalidInputError } from '../../../src/core/errors';
+import { EventLog } from '../../../src/core/log/eventLog';
+import { PrepareWorkerClient } from '../../../src/core/log/prepareWorkerClient';
+import type { NewEvent } from '../../../src/core/types';
+
+const SECRET = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+
+function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-submit-'));
+  return fn(dir).finally(() => rmSync(dir, { recursive: true, force: true }));
+}
+
+/** A history with what preparation must handle: secrets, payload-sized content, code, meta. */
+function history(n: number, session = 'imp'): NewEvent[] {
+  return Array.from({ length: n }, (_, i) => ({
+    kind: i % 3 === 0 ? 'user_message' : 'tool_result',
+    role: i % 3 === 0 ? 'user' : 'tool',
+    session,
+    content:
+      i % 50 === 7
+        ? `big output ${i}\n` + `line of getUserById output ${i}\n`.repeat(400) // over the 8 KB threshold
+        : `event ${i}: call fetchInvoiceTotal(order_id) with token ${i % 10 === 0 ? SECRET : 'none'}\n\`\`\`ts\nconst parseHeader_${i} = 1;\n\`\`\``,
+    meta: { i, auth: i % 10 === 0 ? SECRET : 'x' },
+    ts: '2026-11-30T01:00:00Z',
+  }));
+}
+
+/** Every stored field of every event, for comparing two logs. */
+function dump(log: EventLog): unknown[] {
+  return log.range(1, log.maxSeq()).map((e) => ({ ...e, ts: e.ts }));
+}
+
+test('submit: batches prepared on a worker land in order, identical to appendMany, searchable, redacted', async () => {
+  await withDir(async (dir) => {
+    const events = history(1200);
+    const ref = EventLog.open({ path: join(dir, 'ref', 'scroll.db') });
+    for (let i = 0; i < events.length; i += 300) ref.appendMany(events.slice(i, i + 300));
+
+    const log = EventLog.open({ path: join(dir, 'sub', 'scroll.db') });
+    const bulk = log.beginBulk();
+    const pending: Promise<number[]>[] = [];
+    for (let i = 0; i < events.length; i += 300) pending.push(bulk.submit(events.slice(i, i + 300)));
+    const seqs = (await Promise.all(pending)).flat();
+    await bulk.commit();
+    assert.equal(bulk.preparedOn, 'worker');
+    assert.deepEqual(seqs, Array.from({ length: 1200 }, (_, i) => i + 1));
+    assert.deepEqual(dump(log), dump(ref));
+    assert.deepEqual(log.search('fetchInvoiceTotal', { k: 3 }).hits.map((h) => h.seq), ref.search('fetchInvoiceTotal', { k: 3 }).hits.map((h) => h.seq));
+    assert.ok(log.search('invoice').hits.length > 0, 'identifier parts indexed by the worker');
+
+    // No secret bytes anywhere under the log's folder, payload files included.
+    const files = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((f) => (f.isDirectory() ? files(join(d, f.name)) : [join(d, f.name)]));
+    const written = files(join(dir, 'sub'));
+    assert.ok(written.some((f) => f.includes('payloads')), 'payload files were written');
+    for (const f of written) assert.ok(!readFileSync(f).includes(SECRET), `${f} holds the secret`);
+    assert.equal(log.verify().ok, true);
+    ref.close();
+    log.close();
+  });
+});
+
+test('submit: a bad event fails its batch, every later batch and the commit; nothing is written', async () => {
+  await withDir(async (dir) => {
+    const log = EventLog.open({ path: join(dir, 'scroll.db') });
+    log.append({ kind: 'note', role: 'user', content: 'before' });
+    const bulk = log.beginBulk();
+    const bad = history(10);
+    (bad[4] as { ts: string }).ts = 'yesterday';
+    const a = bulk.submit(history(10));
+    const b = bulk.submit(bad);
+    const c = bulk.submit(history(10));
+    assert.equal((await a).length, 10);
+    await assert.rejects(b, (e: unknown) => e instanceof InvalidInputError && /^event 5: "ts" must be an ISO 8601 time/.test(e.message));
+    await assert.rejects(c, /event 5/);
+    await assert.rejects(bulk.commit(), /event 5/);
+    assert.equal(log.maxSeq(), 1);
+    assert.deepEqual(log.range(1, 100).map((e) => e.content), ['before']);
+    // The log takes writes again.
+    assert.equal(log.append({ kind: 'note', role: 'user', content: 'after' }).seq, 2);
+    log.close();
+  });
+});
+
+test('submit: rollback with batches in flight inserts nothing, then and later', async () => {
+  await withDir(async (dir) => {
+    const log = EventLog.open({ path: join(dir, 'scroll.db') });
+    const bulk = log.beginBulk();
+    const pending = [bulk.submit(history(500)), bulk.submit(history(500))];
+    bulk.rollback();
+    for (const p of pending) await p.catch(() => undefined);
+    assert.equal(log.maxSeq(), 0, 'nothing was inserted (an insert after the rollback would have autocommitted)');
+    assert.throws(() => bulk.submit(history(1)), /already committed or rolled back/);
+    log.close();
+  });
+});
+
+test('submit: without a worker the batches are prepared in this thread, with the same result', async () => {
+  await withDir(async (dir) => {
+    assert.equal(PrepareWorkerClient.start({ redaction: {}, payloadDir: dir, payloadThreshold: 8192 }, join(dir, 'nowhere')), undefined);
+    const events = history(400);
+    const a = EventLog.open({ path: join(dir, 'a', 'scroll.db') });
+    const b = EventLog.open({ path: join(dir, 'b', 'scroll.db') });
+    for (const [log, worker] of [[a, true], [b, false]] as const) {
+      const bulk = log.beginBulk({ worker });
+      await Promise.all([bulk.submit(events.slice(0, 200)), bulk.submit(events.slice(200))]);
+      await bulk.commit();
+      assert.equal(bulk.preparedOn, worker ? 'worker' : 'this thread');
+    }
+    assert.deepEqual(dump(a), dump(b));
+    a.close();
+    b.close();
+  });
+});
+
+test('submit: synchronous append waits for submitted batches; a committed bulk refuses more', async () => {
+  await withDir(async (dir) => {
+    const log = EventLog.open({ path: join(dir, 'scroll.db') });
+    const bulk = log.beginBulk();
+    const p = bulk.submit(history(5));
+    assert.throws(() => bulk.append(history(1)), /await the submitted batches/);
+    await p;
+    assert.equal(bulk.append(history(1))[0].seq, 6);
+    const commit = bulk.commit();
+    assert.throws(() => bulk.submit(history(1)), /already committed/);
+    await commit;
+    assert.equal(log.maxSeq(), 6);
+    log.close();
+  });
+});

@@ -300,7 +300,8 @@ export class EventLog {
           const batch = await prepared;
           // A rollback meanwhile ended the transaction: inserting now would autocommit.
           if (!open) throw new InvalidInputError('this bulk append was rolled back');
-          if (worker) for (const p of batch.events) if (p.payload) this.payloads.noteUnsynced(p.payload);
+          // Flushing its payload files starts now, beside the inserts; commit() waits for it.
+          for (const p of batch.events) if (p.payload) this.payloads.syncSoon(p.payload);
           return this.insertPrepared(batch);
         });
         tail = done.then(

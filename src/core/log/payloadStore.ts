@@ -22,6 +22,8 @@ export function sha256Hex(data: string | Buffer): string {
 export class PayloadStore {
   /** Files written with `deferSync` whose bytes may not be on disk yet (see `syncPending`). */
   private readonly unsynced = new Set<string>();
+  /** Deferred files whose flush `syncSoon` started. */
+  private readonly syncing = new Map<string, Promise<void>>();
   /** Shard folders known to exist. */
   private readonly shards = new Set<string>();
 
@@ -89,30 +91,38 @@ export class PayloadStore {
     return { handle, bytes: data.length };
   }
 
-  /** Flushes every file written with `deferSync` to disk, in parallel. */
+  /** Flushes every file written with `deferSync` to disk, in parallel; waits for `syncSoon`'s. */
   async syncPending(): Promise<void> {
     const paths = [...this.unsynced];
-    await Promise.all(
-      paths.map(async (path) => {
-        const handle = await fsp.open(path, 'r');
-        try {
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
+    const started = [...this.syncing.values()];
+    await Promise.all([
+      ...paths.map(async (path) => {
+        await fsyncFile(path);
         this.unsynced.delete(path);
       }),
-    );
+      ...started,
+    ]);
+    this.syncing.clear();
   }
 
-  /** Marks a file another thread wrote with `deferSync` as this store's to sync. */
-  noteUnsynced(handle: string): void {
-    this.unsynced.add(this.pathFor(handle));
+  /**
+   * Starts flushing a file written with `deferSync` (here or by another thread) now, on the
+   * thread pool, so that `syncPending` at the commit finds it done instead of starting it then.
+   * A failure is reported by `syncPending`.
+   */
+  syncSoon(handle: string): void {
+    const path = this.pathFor(handle);
+    if (this.syncing.has(path)) return;
+    this.unsynced.delete(path);
+    const done = fsyncFile(path);
+    done.catch(() => undefined); // awaited by syncPending, or dropped with the rollback
+    this.syncing.set(path, done);
   }
 
   /** Forgets deferred files (their events were rolled back; the files are harmless orphans). */
   dropPending(): void {
     this.unsynced.clear();
+    this.syncing.clear();
   }
 
   /** The exact bytes stored under `handle`, after checking they still hash to it. */
@@ -159,5 +169,14 @@ export class PayloadStore {
     } catch {
       return false;
     }
+  }
+}
+
+async function fsyncFile(path: string): Promise<void> {
+  const handle = await fsp.open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

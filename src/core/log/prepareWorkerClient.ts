@@ -12,7 +12,10 @@ import type { PreparedBatch, PreparerConfig } from './eventPreparer';
 
 interface Reply {
   id: number;
+  /** Without each event's `content` and `meta` (the writer inserts `stored` and `metaJson`). */
   batch?: PreparedBatch;
+  /** 1 where the document's body is the event's `stored` text (sent once). */
+  bodyIsStored?: Uint8Array;
   error?: { name: string; message: string; code?: unknown };
 }
 
@@ -28,7 +31,13 @@ export class PrepareWorkerClient {
       const w = this.waiting.get(reply.id);
       if (!w) return;
       this.waiting.delete(reply.id);
-      if (reply.batch) w.resolve(reply.batch);
+      if (reply.batch) {
+        const { events, docs } = reply.batch;
+        reply.bodyIsStored?.forEach((same, i) => {
+          if (same) docs[i].body = events[i].stored;
+        });
+        w.resolve(reply.batch);
+      }
       else w.reject(rebuildError(reply.error));
     });
     // A crashed worker fails everything it still owes; nothing it prepared was inserted yet.

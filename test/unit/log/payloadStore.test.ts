@@ -86,3 +86,26 @@ test('a payload folder removed while the store is open is made again on the next
     assert.equal(store.read(first.handle), 'first payload');
   });
 });
+
+test('syncSoon: a flush started early is awaited by syncPending; dropPending forgets it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-sync-'));
+  try {
+    const store = new PayloadStore(dir);
+    const a = store.put('x'.repeat(10_000), { deferSync: true }).handle;
+    const b = store.put('y'.repeat(10_000), { deferSync: true }).handle;
+    store.syncSoon(a);
+    store.syncSoon(a); // once is enough
+    await store.syncPending(); // b was never started early: synced here
+    assert.equal(store.read(a), 'x'.repeat(10_000));
+    assert.equal(store.read(b), 'y'.repeat(10_000));
+    // A file removed before its flush: the failure surfaces at syncPending, not as a crash.
+    const c = store.put('z'.repeat(10_000), { deferSync: true }).handle;
+    rmSync(store.pathFor(c));
+    store.syncSoon(c);
+    await assert.rejects(store.syncPending(), /ENOENT/);
+    store.dropPending();
+    await store.syncPending();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -157,10 +157,19 @@ for (const target of sizes) {
     if (blog.maxSeq() !== events.length) throw new Error(`bulk ingest stored ${blog.maxSeq()} of ${events.length} events`);
     blog.close();
   };
-  global.gc?.();
+  // Each run starts with the disk idle: `sync` first, so no run pays for the kernel writing back
+  // the previous run's hundreds of MB (that would slow whichever side comes second).
+  const settle = () => {
+    spawnSync('sync');
+    global.gc?.();
+  };
+  settle();
   floorRun(0);
+  settle();
   await oursRun(0);
+  settle();
   await oursRun(1);
+  settle();
   floorRun(1);
   const sum = (runs, k) => runs.reduce((n, r) => n + r[k], 0);
   const bulkWall = [sum(bulkRuns.ours, 0) / 2, sum(bulkRuns.floor, 0) / 2];

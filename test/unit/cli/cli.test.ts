@@ -168,6 +168,10 @@ test('bad input: a clear one-line error, non-zero exit, nothing half-written', (
     assert.match(oneLine(scroll(dir, ['ingest', 'missing.jsonl'])), /line 2 of missing\.jsonl: "role" is required/);
     writeFileSync(join(dir, 'badts.jsonl'), '{"kind":"note","role":"system","content":"one"}\n\n{"kind":"note","role":"system","content":"x","ts":"last tuesday"}\n');
     assert.match(oneLine(scroll(dir, ['ingest', 'badts.jsonl'])), /line 3 of badts\.jsonl: "ts" must be an ISO 8601 time/);
+    // Deep in a long input: batches are prepared on a worker, several at once; the line is still named.
+    const long = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ kind: 'note', role: 'system', content: `n${i}`, ts: i === 1699 ? 'soon' : '2026-11-30T00:00:00Z' }));
+    writeFileSync(join(dir, 'long.jsonl'), long.join('\n') + '\n');
+    assert.match(oneLine(scroll(dir, ['ingest', 'long.jsonl'])), /line 1700 of long\.jsonl: "ts" must be an ISO 8601 time \(got "soon"\)/);
     writeFileSync(join(dir, 'arr.jsonl'), '[1,2]\n');
     assert.match(oneLine(scroll(dir, ['ingest', 'arr.jsonl'])), /line 1 of arr\.jsonl: expected a JSON object/);
     assert.match(oneLine(scroll(dir, ['ingest', 'nope.jsonl'])), /cannot read nope\.jsonl/);

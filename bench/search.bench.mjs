@@ -48,6 +48,19 @@ const rate = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 
  */
 const cpuMs = (d) => (d.user + d.system) / 1000;
 
+/** The floor: a plain FTS5 table holding the same text, filled by raw SQL in transactions of a batch. */
+function openFloor(path) {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec(`CREATE VIRTUAL TABLE plain USING fts5(content, session UNINDEXED, kind UNINDEXED, tokenize = "${FTS_TOKENIZE}")`);
+  const ins = db.prepare('INSERT INTO plain(content, session, kind) VALUES (?, ?, ?)');
+  const insertBatch = db.transaction((batch) => {
+    for (const e of batch) ins.run(e.content, e.session, e.kind);
+  });
+  return { db, insertBatch };
+}
+
 function timeIt(fn) {
   const c = process.cpuUsage();
   const t = process.hrtime.bigint();
@@ -74,14 +87,7 @@ for (const target of sizes) {
   // within minutes, which made back-to-back totals disagree by that much).
   global.gc?.();
   const log = EventLog.open({ path: join(dir, 'ours', 'scroll.db') });
-  const plain = new Database(join(dir, 'plain.db'));
-  plain.pragma('journal_mode = WAL');
-  plain.pragma('synchronous = NORMAL');
-  plain.exec(`CREATE VIRTUAL TABLE plain USING fts5(content, session UNINDEXED, kind UNINDEXED, tokenize = "${FTS_TOKENIZE}")`);
-  const ins = plain.prepare('INSERT INTO plain(content, session, kind) VALUES (?, ?, ?)');
-  const insertBatch = plain.transaction((batch) => {
-    for (const e of batch) ins.run(e.content, e.session, e.kind);
-  });
+  const { db: plain, insertBatch } = openFloor(join(dir, 'plain.db'));
   // A third contender explains the gap: our schema and our index text (identifier parts and all)
   // inserted by raw SQL, with none of EventLog's work (validation, redaction, payload files,
   // building the index text, which is done before timing here).
@@ -126,14 +132,7 @@ for (const target of sizes) {
   const bulkRuns = { ours: [], floor: [] };
   let preparedOn = '';
   const floorRun = (round) => {
-    const db = new Database(join(dir, `plain-bulk-${round}.db`));
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.exec(`CREATE VIRTUAL TABLE plain USING fts5(content, session UNINDEXED, kind UNINDEXED, tokenize = "${FTS_TOKENIZE}")`);
-    const st = db.prepare('INSERT INTO plain(content, session, kind) VALUES (?, ?, ?)');
-    const tx = db.transaction((batch) => {
-      for (const e of batch) st.run(e.content, e.session, e.kind);
-    });
+    const { db, insertBatch: tx } = openFloor(join(dir, `plain-bulk-${round}.db`));
     const c = process.cpuUsage();
     const t = performance.now();
     for (let i = 0; i < events.length; i += BATCH) tx(events.slice(i, i + BATCH));

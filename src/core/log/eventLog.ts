@@ -283,16 +283,18 @@ export class EventLog {
       },
       submit: (events) => {
         ensureOpen();
-        if (!workerTried) {
+        const session = this.session;
+        const inThread = () => Promise.resolve().then(() => this.preparer.prepare(events, session, true));
+        // The first batch is prepared here: a bulk append of one batch never pays for a worker,
+        // and nothing could be inserted before that batch anyway. The worker boots for the second,
+        // while the first is inserted.
+        if (submitted && !workerTried) {
           workerTried = true;
           worker = PrepareWorkerClient.start(this.preparerConfig);
           usedWorker = worker !== undefined;
         }
+        const prepared: Promise<PreparedBatch> = submitted && worker ? worker.prepare(events, session) : inThread();
         submitted = true;
-        const session = this.session;
-        const prepared: Promise<PreparedBatch> = worker
-          ? worker.prepare(events, session)
-          : Promise.resolve().then(() => this.preparer.prepare(events, session, true));
         prepared.catch(() => undefined); // handled below, in order; never an unhandled rejection
         inFlight++;
         const done = tail.then(async () => {

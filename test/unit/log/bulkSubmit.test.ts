@@ -35,7 +35,7 @@ function dump(log: EventLog): unknown[] {
   return log.range(1, log.maxSeq()).map((e) => ({ ...e, ts: e.ts }));
 }
 
-test('submit: batches prepared on a worker land in order, identical to appendMany, searchable, redacted', async () => {
+test('submit: batches (after the first, on a worker) land in order, identical to appendMany, searchable, redacted', async () => {
   await withDir(async (dir) => {
     const events = history(1200);
     const ref = EventLog.open({ path: join(dir, 'ref', 'scroll.db') });
@@ -124,6 +124,7 @@ test('submit: synchronous append waits for submitted batches; a committed bulk r
     const p = bulk.submit(history(5));
     assert.throws(() => bulk.append(history(1)), /await the submitted batches/);
     await p;
+    assert.equal(bulk.preparedOn, 'this thread', 'a single batch does not start a worker');
     assert.equal(bulk.append(history(1))[0].seq, 6);
     const commit = bulk.commit();
     assert.throws(() => bulk.submit(history(1)), /already committed/);

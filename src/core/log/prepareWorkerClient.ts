@@ -27,10 +27,14 @@ export class PrepareWorkerClient {
   private failure?: Error;
 
   private constructor(private readonly worker: Worker) {
+    // Only a batch being prepared keeps the process alive: a bulk append left open (never
+    // committed or rolled back) must not hang the process on an idle worker.
+    worker.unref();
     worker.on('message', (reply: Reply) => {
       const w = this.waiting.get(reply.id);
       if (!w) return;
       this.waiting.delete(reply.id);
+      if (this.waiting.size === 0) worker.unref();
       if (reply.batch) {
         const { events, docs } = reply.batch;
         reply.bodyIsStored?.forEach((same, i) => {
@@ -49,6 +53,7 @@ export class PrepareWorkerClient {
     this.failure ??= e;
     for (const w of this.waiting.values()) w.reject(this.failure);
     this.waiting.clear();
+    this.worker.unref();
   }
 
   static start(config: PreparerConfig, dir = __dirname): PrepareWorkerClient | undefined {
@@ -66,6 +71,7 @@ export class PrepareWorkerClient {
     const id = this.nextId++;
     return new Promise<PreparedBatch>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
+      this.worker.ref();
       try {
         this.worker.postMessage({ id, events, session });
       } catch (e) {

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,4 +133,26 @@ test('submit: synchronous append waits for submitted batches; a committed bulk r
     assert.equal(log.maxSeq(), 6);
     log.close();
   });
+});
+
+test('submit: a bulk append left open does not keep the process alive', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-submit-open-'));
+  try {
+    // A child process submits two batches (the second on the worker), awaits them, never commits.
+    const script = `
+      const { EventLog } = require(${JSON.stringify(join(__dirname, '..', '..', '..', 'src', 'core', 'log', 'eventLog.js'))});
+      const log = EventLog.open({ path: ${JSON.stringify(join(dir, 'scroll.db'))} });
+      const bulk = log.beginBulk();
+      const ev = (n) => Array.from({ length: n }, (_, i) => ({ kind: 'note', role: 'user', content: 'x' + i }));
+      Promise.all([bulk.submit(ev(3)), bulk.submit(ev(3))]).then(() => console.log(bulk.preparedOn));`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), 'worker');
+    // Nothing was committed.
+    const log = EventLog.open({ path: join(dir, 'scroll.db') });
+    assert.equal(log.maxSeq(), 0);
+    log.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
 import { HistoryGenerator } from './lib/synthetic.mjs';
+import { cpuMs, openFloor, pct, timeIt } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -33,42 +34,8 @@ const { FTS_TOKENIZE, MIGRATIONS } = require(join(core, 'log', 'schema.js'));
 const { buildIndexDocument } = require(join(core, 'search', 'indexText.js'));
 const Database = require('better-sqlite3');
 
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 const fmt = (x, d = 2) => (x >= 100 ? x.toFixed(0) : x.toFixed(d));
 const rate = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : n.toFixed(0));
-
-/**
- * [cpu ms, result, wall ms]. CPU time of this process is the primary figure: the machine these
- * benchmarks run on is shared and often oversubscribed, which inflates wall time arbitrarily;
- * search and ingest are single-threaded and in-process (SQLite runs on this thread), so CPU time
- * is what the latency is on an unloaded core. Wall time is printed beside it.
- */
-const cpuMs = (d) => (d.user + d.system) / 1000;
-
-/** The floor: a plain FTS5 table holding the same text, filled by raw SQL in transactions of a batch. */
-function openFloor(path) {
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.exec(`CREATE VIRTUAL TABLE plain USING fts5(content, session UNINDEXED, kind UNINDEXED, tokenize = "${FTS_TOKENIZE}")`);
-  const ins = db.prepare('INSERT INTO plain(content, session, kind) VALUES (?, ?, ?)');
-  const insertBatch = db.transaction((batch) => {
-    for (const e of batch) ins.run(e.content, e.session, e.kind);
-  });
-  return { db, insertBatch };
-}
-
-function timeIt(fn) {
-  const c = process.cpuUsage();
-  const t = process.hrtime.bigint();
-  const r = fn();
-  const wall = Number(process.hrtime.bigint() - t) / 1e6;
-  const d = process.cpuUsage(c);
-  return [(d.user + d.system) / 1000, r, wall];
-}
 
 for (const target of sizes) {
   const dir = mkdtempSync(join(tmpdir(), 'scroll-search-bench-'));
@@ -87,7 +54,7 @@ for (const target of sizes) {
   // within minutes, which made back-to-back totals disagree by that much).
   global.gc?.();
   const log = EventLog.open({ path: join(dir, 'ours', 'scroll.db') });
-  const { db: plain, insertBatch } = openFloor(join(dir, 'plain.db'));
+  const { db: plain, insertBatch } = openFloor(join(dir, 'plain.db'), FTS_TOKENIZE);
   // A third contender explains the gap: our schema and our index text (identifier parts and all)
   // inserted by raw SQL, with none of EventLog's work (validation, redaction, payload files,
   // building the index text, which is done before timing here).
@@ -132,7 +99,7 @@ for (const target of sizes) {
   const bulkRuns = { ours: [], floor: [] };
   let preparedOn = '';
   const floorRun = (round) => {
-    const { db, insertBatch: tx } = openFloor(join(dir, `plain-bulk-${round}.db`));
+    const { db, insertBatch: tx } = openFloor(join(dir, `plain-bulk-${round}.db`), FTS_TOKENIZE);
     const c = process.cpuUsage();
     const t = performance.now();
     for (let i = 0; i < events.length; i += BATCH) tx(events.slice(i, i + BATCH));

@@ -1,0 +1,40 @@
+// Shared by the ingest/search benches: the plain FTS5 floor and CPU timing.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const Database = require('better-sqlite3');
+
+/** The floor: a plain FTS5 table holding the same text, filled by raw SQL in transactions of a batch. */
+export function openFloor(path, tokenize) {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec(`CREATE VIRTUAL TABLE plain USING fts5(content, session UNINDEXED, kind UNINDEXED, tokenize = "${tokenize}")`);
+  const ins = db.prepare('INSERT INTO plain(content, session, kind) VALUES (?, ?, ?)');
+  const insertBatch = db.transaction((batch) => {
+    for (const e of batch) ins.run(e.content, e.session, e.kind);
+  });
+  return { db, insertBatch };
+}
+
+export const cpuMs = (d) => (d.user + d.system) / 1000;
+
+/**
+ * [cpu ms, result, wall ms]. CPU time of this process is the primary figure: the machine these
+ * benchmarks run on is shared and often oversubscribed, which inflates wall time arbitrarily;
+ * search and ingest are single-threaded and in-process (SQLite runs on this thread), so CPU time
+ * is what the latency is on an unloaded core. Wall time is printed beside it.
+ */
+export function timeIt(fn) {
+  const c = process.cpuUsage();
+  const t = process.hrtime.bigint();
+  const r = fn();
+  const wall = Number(process.hrtime.bigint() - t) / 1e6;
+  return [cpuMs(process.cpuUsage(c)), r, wall];
+}
+
+/** The p-th percentile (nearest rank) of a list of numbers. */
+export function pct(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}

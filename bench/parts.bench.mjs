@@ -13,15 +13,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { HistoryGenerator } from './lib/synthetic.mjs';
-import { openFloor, pct, timeIt } from './lib/measure.mjs';
+import { openFloor, option, pct, timeIt } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
-};
+const opt = (name, dflt) => option(args, name, dflt);
 const size = args.includes('--quick') ? 1e6 : Number(opt('--size', 1e7));
 const nQueries = Number(opt('--queries', 200));
 const BATCH = 1000;

@@ -9,15 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
 import { HistoryGenerator } from './lib/synthetic.mjs';
-import { cpuMs, openFloor, pct, timeIt } from './lib/measure.mjs';
+import { cpuMs, openFloor, option, pct, timeIt } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
-};
+const opt = (name, dflt) => option(args, name, dflt);
 const sizes = args.includes('--quick') ? [1e6] : opt('--sizes', '1e6,1e7').split(',').map(Number);
 const nQueries = Number(opt('--queries', 200));
 const BATCH = 1000;

@@ -1,4 +1,4 @@
-// Shared by the ingest/search benches: the plain FTS5 floor and CPU timing.
+// Shared by the ingest/search benches: the plain FTS5 floor, CPU timing, percentiles, options.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -37,4 +37,10 @@ export function timeIt(fn) {
 export function pct(xs, p) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+
+/** The value after `--name` in args, or the default. */
+export function option(args, name, dflt) {
+  const i = args.indexOf(name);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
 }

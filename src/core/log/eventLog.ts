@@ -11,7 +11,7 @@ import { buildIndexDocument } from '../search/indexText';
 import type { LogEvent, LogStats, NewEvent, SearchOptions, SearchResult, SessionInfo } from '../types';
 import { EventPreparer, type PreparedBatch, type PreparerConfig } from './eventPreparer';
 import { PayloadStore } from './payloadStore';
-import { PrepareWorkerClient } from './prepareWorkerClient';
+import { NotTransferableError, PrepareWorkerClient } from './prepareWorkerClient';
 import { Redactor, type RedactionOptions } from './redaction';
 import { tableProblems, verifyLog, type LogVerification } from './verify';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
@@ -293,7 +293,14 @@ export class EventLog {
           worker = PrepareWorkerClient.start(this.preparerConfig);
           usedWorker = worker !== undefined;
         }
-        const prepared: Promise<PreparedBatch> = submitted && worker ? worker.prepare(events, session) : inThread();
+        const prepared: Promise<PreparedBatch> =
+          submitted && worker
+            ? worker.prepare(events, session).catch((e: unknown) => {
+              // Values a thread cannot receive (a function in meta) are prepared here, as appendMany would.
+              if (e instanceof NotTransferableError) return this.preparer.prepare(events, session, true);
+              throw e;
+            })
+            : inThread();
         submitted = true;
         prepared.catch(() => undefined); // handled below, in order; never an unhandled rejection
         inFlight++;

@@ -21,6 +21,13 @@ interface Reply {
 
 export const PREPARE_WORKER_FILE = 'prepareWorker.js';
 
+/** The batch could not be posted to the worker (structured clone refused a value in it). */
+export class NotTransferableError extends Error {
+  constructor(cause: unknown) {
+    super(`events cannot be sent to the ingest worker: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
 export class PrepareWorkerClient {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (b: PreparedBatch) => void; reject: (e: Error) => void }>();
@@ -75,9 +82,10 @@ export class PrepareWorkerClient {
       try {
         this.worker.postMessage({ id, events, session });
       } catch (e) {
-        // e.g. a meta value that cannot be cloned (a function): the same message as in-thread.
+        // A value structured clone refuses (a function in meta): the caller prepares in-thread.
         this.waiting.delete(id);
-        reject(new InvalidInputError(`events cannot be sent to the ingest worker: ${(e as Error).message}`));
+        if (this.waiting.size === 0) this.worker.unref();
+        reject(new NotTransferableError(e));
       }
     });
   }

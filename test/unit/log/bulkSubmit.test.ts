@@ -156,3 +156,17 @@ test('submit: a bulk append left open does not keep the process alive', () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('submit: a batch the worker cannot receive (a function in meta) is prepared in-thread, as appendMany would', async () => {
+  await withDir(async (dir) => {
+    const log = EventLog.open({ path: join(dir, 'scroll.db') });
+    const bulk = log.beginBulk();
+    const odd = history(3);
+    (odd[1] as { meta: Record<string, unknown> }).meta = { i: 1, callback: () => 1 };
+    const seqs = (await Promise.all([bulk.submit(history(3)), bulk.submit(odd)])).flat();
+    await bulk.commit();
+    assert.deepEqual(seqs, [1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(log.get(5)!.meta, { i: 1 }); // dropped by JSON, as in appendMany
+    log.close();
+  });
+});

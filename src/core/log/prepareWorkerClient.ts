@@ -48,8 +48,9 @@ export class PrepareWorkerClient {
           if (same) docs[i].body = events[i].stored;
         });
         w.resolve(reply.batch);
+      } else {
+        w.reject(rebuildError(reply.error));
       }
-      else w.reject(rebuildError(reply.error));
     });
     // A crashed worker fails everything it still owes; nothing it prepared was inserted yet.
     worker.on('error', (e) => this.fail(e));

@@ -3,6 +3,7 @@
  * index beside it is derived and can be rebuilt. See docs/ARCHITECTURE.md for the contract.
  */
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { openDatabase, isBusyError, isCorruptionError, type Database, type DriverChoice, type Statement } from '../db';
@@ -242,6 +243,7 @@ export class EventLog {
    * A bulk append spanning async steps (e.g. a streamed file): every `append` or `submit` joins
    * one transaction that `commit()` makes durable and `rollback()` discards, so a failure midway
    * leaves the log as it was. Holds the write lock until then: other writers wait.
+   * `worker`: prepare submitted batches on a worker thread (default: when there is more than one core).
    */
   beginBulk(opts: { worker?: boolean } = {}): BulkAppend {
     if (this.readonly) throw new ReadonlyLogError();
@@ -250,7 +252,9 @@ export class EventLog {
     let open = true; // the transaction is active
     let accepting = true; // no commit() or rollback() called yet
     let worker: PrepareWorkerClient | undefined;
-    let workerTried = opts.worker === false;
+    // A worker only helps when it gets a core of its own; on one core it only adds the copying.
+    // `worker: true` or `false` decides regardless (tests, benchmarks).
+    let workerTried = !(opts.worker ?? availableParallelism() > 1);
     let submitted = false;
     let usedWorker = false;
     // Inserts of submitted batches run one after another, in submission order. `tail` never

@@ -43,7 +43,7 @@ test('submit: batches (after the first, on a worker) land in order, identical to
     for (let i = 0; i < events.length; i += 300) ref.appendMany(events.slice(i, i + 300));
 
     const log = EventLog.open({ path: join(dir, 'sub', 'scroll.db') });
-    const bulk = log.beginBulk();
+    const bulk = log.beginBulk({ worker: true });
     const pending: Promise<number[]>[] = [];
     for (let i = 0; i < events.length; i += 300) pending.push(bulk.submit(events.slice(i, i + 300)));
     const seqs = (await Promise.all(pending)).flat();
@@ -69,7 +69,7 @@ test('submit: a bad event fails its batch, every later batch and the commit; not
   await withDir(async (dir) => {
     const log = EventLog.open({ path: join(dir, 'scroll.db') });
     log.append({ kind: 'note', role: 'user', content: 'before' });
-    const bulk = log.beginBulk();
+    const bulk = log.beginBulk({ worker: true });
     const bad = history(10);
     (bad[4] as { ts: string }).ts = 'yesterday';
     const a = bulk.submit(history(10));
@@ -90,7 +90,7 @@ test('submit: a bad event fails its batch, every later batch and the commit; not
 test('submit: rollback with batches in flight inserts nothing, then and later', async () => {
   await withDir(async (dir) => {
     const log = EventLog.open({ path: join(dir, 'scroll.db') });
-    const bulk = log.beginBulk();
+    const bulk = log.beginBulk({ worker: true });
     const pending = [bulk.submit(history(500)), bulk.submit(history(500))];
     bulk.rollback();
     for (const p of pending) await p.catch(() => undefined);
@@ -142,7 +142,7 @@ test('submit: a bulk append left open does not keep the process alive', () => {
     const script = `
       const { EventLog } = require(${JSON.stringify(join(__dirname, '..', '..', '..', 'src', 'core', 'log', 'eventLog.js'))});
       const log = EventLog.open({ path: ${JSON.stringify(join(dir, 'scroll.db'))} });
-      const bulk = log.beginBulk();
+      const bulk = log.beginBulk({ worker: true });
       const ev = (n) => Array.from({ length: n }, (_, i) => ({ kind: 'note', role: 'user', content: 'x' + i }));
       Promise.all([bulk.submit(ev(3)), bulk.submit(ev(3))]).then(() => console.log(bulk.preparedOn));`;
     const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
@@ -160,7 +160,7 @@ test('submit: a bulk append left open does not keep the process alive', () => {
 test('submit: a batch the worker cannot receive (a function in meta) is prepared in-thread, as appendMany would', async () => {
   await withDir(async (dir) => {
     const log = EventLog.open({ path: join(dir, 'scroll.db') });
-    const bulk = log.beginBulk();
+    const bulk = log.beginBulk({ worker: true });
     const odd = history(3);
     (odd[1] as { meta: Record<string, unknown> }).meta = { i: 1, callback: () => 1 };
     const seqs = (await Promise.all([bulk.submit(history(3)), bulk.submit(odd)])).flat();

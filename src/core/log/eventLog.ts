@@ -109,7 +109,7 @@ export class EventLog {
   private readonly selectRange: Statement;
   private readonly selectMax: Statement;
 
-  private constructor(db: Database, redaction: RedactionOptions, opts: EventLogOptions, path: string, payloadDir: string, recoveredFrom?: string) {
+  private constructor(db: Database, redactor: Redactor, opts: EventLogOptions, path: string, payloadDir: string, recoveredFrom?: string) {
     this.db = db;
     this.path = path;
     this.readonly = opts.readonly ?? false;
@@ -117,8 +117,8 @@ export class EventLog {
     this.recoveredFrom = recoveredFrom;
     this.session = opts.session ?? defaultSession();
     const payloadThreshold = opts.payloadThreshold ?? 8192;
-    this.preparer = new EventPreparer(new Redactor(redaction), this.payloads, payloadThreshold);
-    this.preparerConfig = { redaction, payloadDir, payloadThreshold };
+    this.preparer = new EventPreparer(redactor, this.payloads, payloadThreshold);
+    this.preparerConfig = { redaction: redactor.options, payloadDir, payloadThreshold };
     this.onWarning = opts.onWarning ?? ((m) => process.stderr.write(`scroll: ${m}\n`));
     if (!this.readonly) {
       this.insertEvent = db.prepare(
@@ -138,8 +138,7 @@ export class EventLog {
     const warn = opts.onWarning ?? ((m: string) => process.stderr.write(`scroll: ${m}\n`));
     // Configuration errors (a bad extra redaction pattern) surface before any file is touched.
     const redact = opts.redact ?? true;
-    const redaction: RedactionOptions = typeof redact === 'boolean' ? { enabled: redact } : redact;
-    new Redactor(redaction); // throws on a bad extra pattern
+    const redactor = new Redactor(typeof redact === 'boolean' ? { enabled: redact } : redact);
     if (opts.payloadThreshold !== undefined && !(Number.isFinite(opts.payloadThreshold) && opts.payloadThreshold >= 0)) {
       throw new InvalidInputError(`payloadThreshold must be a number of bytes ≥ 0 (got ${opts.payloadThreshold})`);
     }
@@ -152,7 +151,7 @@ export class EventLog {
         db.close();
         throw e;
       }
-      return new EventLog(db, redaction, opts, path, payloadDir);
+      return new EventLog(db, redactor, opts, path, payloadDir);
     }
     prepareFolder(dirname(path));
     let recoveredFrom: string | undefined;
@@ -174,7 +173,7 @@ export class EventLog {
       recover(errorMessage(e));
       db = openWritable(path, opts.driver);
     }
-    return new EventLog(db, redaction, { ...opts, onWarning: warn }, path, payloadDir, recoveredFrom);
+    return new EventLog(db, redactor, { ...opts, onWarning: warn }, path, payloadDir, recoveredFrom);
   }
 
   get driver(): string {
@@ -301,7 +300,7 @@ export class EventLog {
           submitted && worker
             ? worker.prepare(events, session).catch((e: unknown) => {
               // Values a thread cannot receive (a function in meta) are prepared here, as appendMany would.
-              if (e instanceof NotTransferableError) return this.preparer.prepare(events, session, true);
+              if (e instanceof NotTransferableError) return inThread();
               throw e;
             })
             : inThread();

@@ -121,10 +121,11 @@ export class Redactor {
   readonly enabled: boolean;
   private readonly rules: RedactionRule[];
 
-  constructor(opts: RedactionOptions = {}) {
-    this.enabled = opts.enabled ?? true;
+  /** `options`: as given, so another thread can build the same redactor (bulk ingest's worker). */
+  constructor(readonly options: RedactionOptions = {}) {
+    this.enabled = options.enabled ?? true;
     this.rules = [...BUILTIN_RULES];
-    for (const extra of opts.extraPatterns ?? []) {
+    for (const extra of options.extraPatterns ?? []) {
       if (!/^[A-Za-z0-9_.-]+$/.test(extra.type)) throw new InvalidInputError(`redaction pattern type must be a plain word (got "${extra.type}")`);
       let pattern: RegExp;
       try {

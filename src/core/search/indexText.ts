@@ -10,7 +10,7 @@
  *    `user` finds it while the whole token stays findable in body/code;
  *  - headline: the model-written one-line note.
  */
-import { OTHER, cls, splitCompound } from './tokens';
+import { COMPOUND_SIGNAL, OTHER, cls, splitCompound } from './tokens';
 
 export interface IndexDocument {
   body: string;
@@ -43,17 +43,16 @@ export function buildIndexDocument(content: string, headline?: string | null): I
 /**
  * Parts of every distinct compound identifier in the text (snake_case, camelCase, ACRONYMWord),
  * space-separated, one identifier per line, lower case. This runs on every append, over every
- * character: a regex finds where a token turns compound (`_x`, `aB`, `ABc`, the same three rules as
- * `isCompound`), which V8 scans in compiled code about three times faster than a char loop
- * classifying every character; only the tokens it lands in are then delimited by hand. Tokens are
- * runs of ASCII letters, digits and `_` (any other character separates). Parts come from
- * `splitCompound`, as on the query side (`identifierParts`).
+ * character: the regex `isCompound` uses finds where a token turns compound (V8 scans it in compiled
+ * code instead of classifying every character in a JS loop); only the tokens it lands in are then
+ * delimited by hand. Tokens are runs of ASCII letters, digits and `_` (any other character
+ * separates). Parts come from `splitCompound`, as on the query side (`identifierParts`).
  */
 export function compoundParts(text: string): string {
   const doc = ++docStamp;
   const out: string[] = [];
   const n = text.length;
-  const signal = COMPOUND_SIGNAL;
+  const signal = COMPOUND_SCAN;
   signal.lastIndex = 0;
   // test() on a global regex moves lastIndex past the match without allocating a match object.
   while (signal.test(text)) {
@@ -80,8 +79,7 @@ export function compoundParts(text: string): string {
   return out.join('\n');
 }
 
-/** Where a token becomes compound; keep equal to `isCompound` in tokens.ts. */
-const COMPOUND_SIGNAL = /_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]/g;
+const COMPOUND_SCAN = new RegExp(COMPOUND_SIGNAL.source, 'g');
 
 /**
  * Identifiers recur across events (Zipf), so their split form is memoised: an id per identifier,

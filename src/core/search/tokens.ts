@@ -44,10 +44,10 @@ export function identifierParts(token: string): string[] {
 
 // Character classes of the ASCII identifier alphabet, by char code.
 export const OTHER = 0;
-export const LOWER = 1;
-export const UPPER = 2;
-export const DIGIT = 3;
-export const UNDERSCORE = 4;
+const LOWER = 1;
+const UPPER = 2;
+const DIGIT = 3;
+const UNDERSCORE = 4;
 const CLASS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   CLASS[c] = c >= 97 && c <= 122 ? LOWER : c >= 65 && c <= 90 ? UPPER : c >= 48 && c <= 57 ? DIGIT : c === 95 ? UNDERSCORE : OTHER;
@@ -84,9 +84,15 @@ export function splitCompound(token: string): string[] {
   return parts;
 }
 
+/**
+ * Where a token turns compound: `_x`, `aB`, `ABc`. The one definition of "compound", for the query
+ * side (`isCompound`) and the index side (indexText.ts scans text for it with the `g` flag).
+ */
+export const COMPOUND_SIGNAL = /_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]/;
+
 /** True when a token is a compound identifier worth splitting (snake_case, camelCase, ACRONYMWord). */
 export function isCompound(token: string): boolean {
-  return /_[A-Za-z0-9]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]/.test(token);
+  return COMPOUND_SIGNAL.test(token);
 }
 
 /**

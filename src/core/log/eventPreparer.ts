@@ -7,8 +7,8 @@
 import { InvalidInputError, errorMessage } from '../errors';
 import { buildIndexDocument, type IndexDocument } from '../search/indexText';
 import { estimateTokens, type NewEvent } from '../types';
-import { PayloadStore } from './payloadStore';
-import { Redactor, type RedactionOptions } from './redaction';
+import type { PayloadStore } from './payloadStore';
+import type { Redactor, RedactionOptions } from './redaction';
 
 /** Characters of content the event row keeps when the full text lives in the payload store. */
 export const PREVIEW_CHARS = 512;
@@ -60,10 +60,6 @@ export class EventPreparer {
     private readonly payloads: PayloadStore,
     private readonly payloadThreshold: number,
   ) {}
-
-  static fromConfig(config: PreparerConfig): EventPreparer {
-    return new EventPreparer(new Redactor(config.redaction), new PayloadStore(config.payloadDir), config.payloadThreshold);
-  }
 
   /**
    * Prepares a batch; throws InvalidInputError naming the event ("event N" when there are

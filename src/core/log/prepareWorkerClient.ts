@@ -12,6 +12,8 @@ import type { PreparedBatch, PreparerConfig } from './eventPreparer';
 
 interface Reply {
   id: number;
+  /** Answer to flush(): every payload file of the batches before it is on disk. */
+  flushed?: true;
   /** Without each event's `content` and `meta` (the writer inserts `stored` and `metaJson`). */
   batch?: PreparedBatch;
   /** 1 where the document's body is the event's `stored` text (sent once). */
@@ -30,7 +32,7 @@ export class NotTransferableError extends Error {
 
 export class PrepareWorkerClient {
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: (b: PreparedBatch) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (b: PreparedBatch | undefined) => void; reject: (e: Error) => void }>();
   private failure?: Error;
 
   private constructor(private readonly worker: Worker) {
@@ -42,7 +44,9 @@ export class PrepareWorkerClient {
       if (!w) return;
       this.waiting.delete(reply.id);
       if (this.waiting.size === 0) worker.unref();
-      if (reply.batch) {
+      if (reply.flushed) {
+        w.resolve(undefined);
+      } else if (reply.batch) {
         const { events, docs } = reply.batch;
         reply.bodyIsStored?.forEach((same, i) => {
           if (same) docs[i].body = events[i].stored;
@@ -74,14 +78,27 @@ export class PrepareWorkerClient {
     }
   }
 
+  /**
+   * Prepares a batch on the worker. The worker writes its payload files unsynced and flushes
+   * them itself once the batch is handed over; `flush()` confirms they are on disk.
+   */
   prepare(events: NewEvent[], session: string): Promise<PreparedBatch> {
+    return this.request({ events, session }) as Promise<PreparedBatch>;
+  }
+
+  /** Resolves once every payload file of every batch prepared so far is on disk. */
+  async flush(): Promise<void> {
+    await this.request({ flush: true });
+  }
+
+  private request(body: object): Promise<PreparedBatch | undefined> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
-    return new Promise<PreparedBatch>((resolve, reject) => {
+    return new Promise<PreparedBatch | undefined>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.worker.ref();
       try {
-        this.worker.postMessage({ id, events, session });
+        this.worker.postMessage({ id, ...body });
       } catch (e) {
         // A value structured clone refuses (a function in meta): the caller prepares in-thread.
         this.waiting.delete(id);

@@ -109,3 +109,24 @@ test('syncSoon: a flush started early is awaited by syncPending; dropPending for
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('syncPendingNow: flushes deferred files on this thread; a file it cannot flush is a PayloadError naming it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-sync-now-'));
+  try {
+    const store = new PayloadStore(dir);
+    const a = store.put('x'.repeat(10_000), { deferSync: true }).handle;
+    const b = store.put('y'.repeat(10_000), { deferSync: true }).handle;
+    rmSync(store.pathFor(b));
+    assert.throws(
+      () => store.syncPendingNow(),
+      (e: unknown) => e instanceof PayloadError && e.handle === b && /cannot flush payload [0-9a-f]{64} to disk/.test(e.message),
+    );
+    // a was flushed before b failed and is no longer pending; b stays pending until dropped.
+    store.put('y'.repeat(10_000), { deferSync: true }); // written again
+    store.syncPendingNow();
+    assert.equal(store.read(a), 'x'.repeat(10_000));
+    assert.equal(store.read(b), 'y'.repeat(10_000));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -120,8 +120,7 @@ export class PayloadStore {
           closeSync(fd);
         }
       } catch (e) {
-        const handle = basename(path);
-        throw new PayloadError(`cannot flush payload ${handle} to disk (${path}): ${errorMessage(e)}`, handle, { cause: e });
+        throw flushError(path, e);
       }
       this.unsynced.delete(path);
     }
@@ -195,10 +194,19 @@ export class PayloadStore {
 }
 
 async function fsyncFile(path: string): Promise<void> {
-  const handle = await fsp.open(path, 'r');
   try {
-    await handle.sync();
-  } finally {
-    await handle.close();
+    const handle = await fsp.open(path, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (e) {
+    throw flushError(path, e);
   }
+}
+
+function flushError(path: string, cause: unknown): PayloadError {
+  const handle = basename(path);
+  return new PayloadError(`cannot flush payload ${handle} to disk (${path}): ${errorMessage(cause)}`, handle, { cause });
 }

@@ -53,7 +53,14 @@ export class PayloadStore {
     const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     const handle = sha256Hex(data);
     const target = this.pathFor(handle);
-    if (existsSync(target) && this.verifies(target, handle)) return { handle, bytes: data.length };
+    if (existsSync(target) && this.verifies(target, handle)) {
+      // Already stored, but perhaps by a bulk append that rolled back before flushing it (its
+      // files stay as harmless orphans): flushed like a new file, so the event that now points
+      // here never commits ahead of it. Flushing a file that is already on disk is cheap.
+      if (opts.deferSync) this.unsynced.add(target);
+      else fsyncPath(target);
+      return { handle, bytes: data.length };
+    }
     const shard = join(this.dir, handle.slice(0, 2));
     // 256 shard folders: made once per store, not once per payload (mkdir is a syscall per level).
     if (!this.shards.has(shard)) {
@@ -112,16 +119,7 @@ export class PayloadStore {
    */
   syncPendingNow(): void {
     for (const path of this.unsynced) {
-      try {
-        const fd = openSync(path, 'r');
-        try {
-          fsyncSync(fd);
-        } finally {
-          closeSync(fd);
-        }
-      } catch (e) {
-        throw flushError(path, e);
-      }
+      fsyncPath(path);
       this.unsynced.delete(path);
     }
   }
@@ -200,6 +198,20 @@ async function fsyncFile(path: string): Promise<void> {
       await handle.sync();
     } finally {
       await handle.close();
+    }
+  } catch (e) {
+    throw flushError(path, e);
+  }
+}
+
+/** fsync by path, on this thread; a failure is a PayloadError naming the payload. */
+function fsyncPath(path: string): void {
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
     }
   } catch (e) {
     throw flushError(path, e);

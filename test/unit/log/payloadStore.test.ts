@@ -130,3 +130,42 @@ test('syncPendingNow: flushes deferred files on this thread; a file it cannot fl
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a payload already on disk (e.g. left unflushed by a rolled-back bulk append) is flushed again when an event points at it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-dedupe-sync-'));
+  // Watch fsync in this process: PayloadStore calls fs.fsyncSync through the module object.
+  const nodeFs = require('node:fs') as typeof import('node:fs');
+  const realOpen = nodeFs.openSync;
+  const realFsync = nodeFs.fsyncSync;
+  const pathOf = new Map<number, string>();
+  const fsynced: string[] = [];
+  nodeFs.openSync = ((p: string, ...rest: unknown[]) => {
+    const fd = (realOpen as (...a: unknown[]) => number)(p, ...rest);
+    pathOf.set(fd, String(p));
+    return fd;
+  }) as typeof nodeFs.openSync;
+  nodeFs.fsyncSync = (fd: number) => {
+    fsynced.push(pathOf.get(fd) ?? `fd ${fd}`);
+    realFsync(fd);
+  };
+  try {
+    const store = new PayloadStore(dir);
+    const content = 'orphan '.repeat(2000);
+    const { handle } = store.put(content, { deferSync: true });
+    store.dropPending(); // the bulk append rolled back: its file stays, never flushed
+    assert.deepEqual(fsynced, []);
+    // A later plain append of the same content: the existing file is flushed before put returns.
+    assert.equal(store.put(content).handle, handle);
+    assert.deepEqual(fsynced, [store.pathFor(handle)]);
+    // A later bulk append of it: the file joins the files its commit flushes.
+    fsynced.length = 0;
+    store.put(content, { deferSync: true });
+    assert.deepEqual(fsynced, []);
+    store.syncPendingNow();
+    assert.deepEqual(fsynced, [store.pathFor(handle)]);
+  } finally {
+    nodeFs.openSync = realOpen;
+    nodeFs.fsyncSync = realFsync;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { createApi, type ScrollApi } from './api';
 import { registerChatParticipant } from './vscode/chat/participant';
 import { registerCommands } from './vscode/commands';
+import { registerIntegrityCommands } from './vscode/integrityCommands';
 import { registerScrollDocuments } from './vscode/contentProvider';
 import { registerOpenAIProvider } from './vscode/lm/openaiProvider';
 import { registerPanelCommand } from './vscode/panelCommand';
@@ -19,6 +20,7 @@ export function activate(context: vscode.ExtensionContext): ScrollApi {
   context.subscriptions.push(services);
   registerScrollDocuments(context, services);
   registerCommands(context, services);
+  registerIntegrityCommands(context, services);
   registerPanelCommand(context, services);
   registerTools(context, services);
   registerChatParticipant(context, services);

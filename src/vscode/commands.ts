@@ -5,6 +5,7 @@ import type { SearchHit } from '../core/types';
 import { openScrollDocument } from './contentProvider';
 import { parseSeqSpec, renderSessionExport, type SeqSpec } from './history/eventMarkdown';
 import { latestSession, sessionEvents } from './history/historyQueries';
+import { forEditor } from './editorHint';
 import type { ScrollServices } from './services';
 
 export const SEARCH_DEBOUNCE_MS = 150;
@@ -159,7 +160,7 @@ async function searchHistory(services: ScrollServices, initialQuery: string): Pr
       const result = log.search(query, { k: SEARCH_RESULTS, snippet: true });
       if (mine !== generation) return;
       qp.items = result.hits.map(hitItem);
-      qp.placeholder = result.message ?? qp.placeholder;
+      qp.placeholder = result.message ? forEditor(result.message) : qp.placeholder;
     } catch (e) {
       qp.items = [];
       qp.placeholder = `Search failed: ${(e as Error).message}`;

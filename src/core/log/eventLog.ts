@@ -470,8 +470,12 @@ export class EventLog {
     return verifyLog(this.db, this.payloads);
   }
 
-  /** Refills the FTS index from the events (full payload content), in one transaction. */
-  rebuildIndex(): void {
+  /**
+   * Refills the FTS index from the events (full payload content), in one transaction.
+   * `onWarning` (default: the log's) hears of each event indexed from its preview only.
+   */
+  rebuildIndex(opts: { onWarning?: (message: string) => void } = {}): void {
+    const warn = opts.onWarning ?? this.onWarning;
     if (this.readonly || !this.insertFts) throw new ReadonlyLogError();
     const insertFts = this.insertFts;
     const page = this.db.prepare('SELECT seq, content, payload, headline FROM events WHERE seq > ? ORDER BY seq LIMIT 1000');
@@ -488,7 +492,7 @@ export class EventLog {
               text = this.payloads.read(r.payload);
             } catch (e) {
               // Index what the row has rather than lose the whole rebuild; say which event.
-              this.onWarning(`rebuildIndex: event ${r.seq} indexed from its preview only: ${errorMessage(e)}`);
+              warn(`rebuildIndex: event ${r.seq} indexed from its preview only: ${errorMessage(e)}`);
             }
           }
           const d = buildIndexDocument(text, r.headline);

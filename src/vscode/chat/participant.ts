@@ -10,6 +10,7 @@ import { CancelledError } from '../../core/agent/errors';
 import { MAX_RANGE_EVENTS, parseSeqSpec, renderEvents, renderHits } from '../history/eventMarkdown';
 import { renderIndexMarkdown } from '../history/evictionBlocks';
 import { sessionIndex } from '../history/historyQueries';
+import { forEditor } from '../editorHint';
 import type { ScrollServices } from '../services';
 import { resolveInWorkspace } from '../tools/workspaceFiles';
 import { TOOL_NAMES } from '../tools/registerTools';
@@ -213,7 +214,7 @@ function searchCommand(services: ScrollServices, query: string, stream: vscode.C
   }
   stream.progress('Searching history…');
   const r = log.search(query, { k: SEARCH_HITS, snippet: true });
-  const note = r.message ?? (r.broadened ? 'no event has every word; showing events with any of them' : undefined);
+  const note = r.message !== undefined ? forEditor(r.message) : (r.broadened ? 'no event has every word; showing events with any of them' : undefined);
   stream.markdown(trustedMarkdown(renderHits(query, r.hits, openEventLink, note)));
 }
 

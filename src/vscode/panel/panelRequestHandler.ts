@@ -4,6 +4,7 @@
  * Everything it returns is paged or capped (see the protocol's constants).
  */
 import type { LogEvent, SearchHit, SearchOptions, SearchResult } from '../../core/types';
+import { forEditor } from '../editorHint';
 import {
   CONTENT_CAP,
   EVENT_PAGE_SIZE,
@@ -212,7 +213,7 @@ export class PanelRequestHandler {
       pruned: list.result.pruned,
       elapsedMs: 0,
     };
-    if (list.result.message) page.message = list.result.message;
+    if (list.result.message) page.message = forEditor(list.result.message);
     page.elapsedMs = Math.round((performance.now() - started) * 10) / 10;
     return page;
   }

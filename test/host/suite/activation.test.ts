@@ -14,7 +14,7 @@ describe('Scroll activation', () => {
 
   it('contributes its commands, tools and participant', async () => {
     const commands = await vscode.commands.getCommands(true);
-    for (const c of ['scroll.searchHistory', 'scroll.openEvent', 'scroll.openHistoryPanel', 'scroll.showEvictionIndex', 'scroll.restartKernel', 'scroll.exportSession', 'scroll.revealLogFolder', 'scroll.setOpenAIKey']) {
+    for (const c of ['scroll.searchHistory', 'scroll.openEvent', 'scroll.openHistoryPanel', 'scroll.showEvictionIndex', 'scroll.restartKernel', 'scroll.exportSession', 'scroll.revealLogFolder', 'scroll.checkHistory', 'scroll.rebuildSearchIndex', 'scroll.setOpenAIKey']) {
       assert.ok(commands.includes(c), `command ${c}`);
     }
     const tools = vscode.lm.tools.map((t) => t.name);

@@ -1,5 +1,6 @@
 // Commands, scroll: editor tabs, export and the history LM tools, against the seeded sample history.
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -127,6 +128,30 @@ describe('Scroll commands and tabs', () => {
 
   it('openHistoryPanel opens the panel', async () => {
     assert.equal(await vscode.commands.executeCommand('scroll.openHistoryPanel'), true);
+  });
+
+  it('checkHistory finds a damaged search index; rebuildSearchIndex repairs it from the events', async () => {
+    type Report = { ok: boolean; database: string[]; index: string[]; payloads: { checked: number } };
+    const log = api.services.existingLog()!;
+    const intact = await vscode.commands.executeCommand<Report>('scroll.checkHistory', { quiet: true });
+    assert.equal(intact?.ok, true, JSON.stringify(intact));
+    assert.ok(intact!.payloads.checked > 0, 'the seeded history has payload files, all verified');
+    const query = 'ledger report';
+    const hits = log.search(query).hits.map((h) => h.seq);
+    assert.ok(hits.length > 0);
+    // Damage only the derived index, through a connection of our own (the events stay intact).
+    const scramble = spawnSync('python3', ['-c', 'import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nc.execute("UPDATE events_fts_data SET block = X\'00\' WHERE id > 10")\nc.commit()', api.logPath()], { encoding: 'utf8' });
+    assert.equal(scramble.status, 0, scramble.stderr);
+    const damaged = log.search(query);
+    assert.deepEqual(damaged.hits, []);
+    assert.match(damaged.message ?? '', /search index may be damaged/);
+    const found = await vscode.commands.executeCommand<Report>('scroll.checkHistory', { quiet: true });
+    assert.equal(found?.ok, false);
+    assert.deepEqual(found!.database, [], 'the log itself is intact');
+    assert.ok(found!.index.length > 0, JSON.stringify(found));
+    assert.equal(await vscode.commands.executeCommand('scroll.rebuildSearchIndex'), log.maxSeq());
+    assert.deepEqual(log.search(query).hits.map((h) => h.seq), hits, 'the same hits as before the damage');
+    assert.equal((await vscode.commands.executeCommand<Report>('scroll.checkHistory', { quiet: true }))?.ok, true);
   });
 
   it('revealLogFolder and the status bar item are there', async () => {

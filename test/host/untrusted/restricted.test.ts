@@ -133,6 +133,12 @@ describe('untrusted workspace (restricted mode)', () => {
     assert.equal(fs.existsSync(marker), false, 'the command did not run');
   });
 
+  it('the history check runs (it only reads); rebuilding the search index is refused', async () => {
+    const report = await vscode.commands.executeCommand<{ ok: boolean }>('scroll.checkHistory', { quiet: true });
+    assert.equal(report?.ok, true, JSON.stringify(report));
+    assert.equal(await vscode.commands.executeCommand('scroll.rebuildSearchIndex'), undefined);
+  });
+
   it('the kernel is refused directly and by the restart command', async () => {
     await assert.rejects(api.services.kernel('untrusted-probe'), /Python kernel is disabled in untrusted workspaces/);
     assert.equal(await vscode.commands.executeCommand('scroll.restartKernel', 'untrusted-probe').then((r) => r, () => false), false);

@@ -1,0 +1,100 @@
+/**
+ * "Scroll: Check History Integrity" and "Scroll: Rebuild Search Index": the editor's way to what
+ * `scroll check` and `scroll reindex` do, so a user told "the search index may be damaged" can
+ * repair it without a terminal. Checking reads only (allowed in untrusted workspaces); rebuilding
+ * writes the derived index, never an event, and needs a trusted workspace.
+ */
+import * as vscode from 'vscode';
+import type { LogVerification } from '../core/log/verify';
+import { REBUILD_INDEX_TITLE, forEditor } from './editorHint';
+import type { ScrollServices } from './services';
+
+const REBUILD = REBUILD_INDEX_TITLE;
+const REPORT = 'Show Report';
+
+export function registerIntegrityCommands(context: vscode.ExtensionContext, services: ScrollServices): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand('scroll.checkHistory', (opts?: { quiet?: boolean }) => checkHistory(services, opts?.quiet === true)),
+    vscode.commands.registerCommand('scroll.rebuildSearchIndex', () => rebuildSearchIndex(services)),
+  );
+}
+
+/** Runs the full check; returns its findings (undefined when there is no history) for callers and tests. */
+async function checkHistory(services: ScrollServices, quiet: boolean): Promise<LogVerification | undefined> {
+  const log = services.existingLog();
+  if (!log) {
+    if (!quiet) void vscode.window.showInformationMessage('Scroll: this workspace has no history yet.');
+    return undefined;
+  }
+  const result = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'Scroll: checking the history (every page, the search index, every payload file)…' },
+    async () => log.verify(),
+  );
+  if (quiet) return result;
+  if (result.ok) {
+    void vscode.window.showInformationMessage(
+      `Scroll: the history is intact — ${log.maxSeq()} events, the search index, and ${result.payloads.checked} payload file(s) verified.`,
+    );
+    return result;
+  }
+  const actions = result.database.length === 0 && result.index.length > 0 && services.trusted ? [REBUILD, REPORT] : [REPORT];
+  const choice = await vscode.window.showWarningMessage(`Scroll: the history check found problems. ${editorAdvice(result)}`, ...actions);
+  if (choice === REBUILD) await rebuildSearchIndex(services);
+  else if (choice === REPORT) await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language: 'markdown', content: report(log.path, result) }));
+  return result;
+}
+
+/** Refills the search index from the events; returns the number of events indexed, or undefined. */
+async function rebuildSearchIndex(services: ScrollServices): Promise<number | undefined> {
+  if (!services.trusted) {
+    void vscode.window.showWarningMessage('Scroll: rebuilding the search index writes to the log file; trust this workspace first.');
+    return undefined;
+  }
+  const log = services.existingLog();
+  if (!log) {
+    void vscode.window.showInformationMessage('Scroll: this workspace has no history yet.');
+    return undefined;
+  }
+  const warnings: string[] = [];
+  try {
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Scroll: rebuilding the search index from ${log.maxSeq()} events…` },
+      async () => log.rebuildIndex({ onWarning: (m) => warnings.push(m) }),
+    );
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Scroll: rebuilding the search index failed; the events are untouched. ${(e as Error).message}`);
+    return undefined;
+  }
+  const events = log.maxSeq();
+  const note = warnings.length ? ` ${warnings.length} event(s) were indexed from their preview only (payload file missing or damaged).` : '';
+  void vscode.window.showInformationMessage(`Scroll: the search index was rebuilt from ${events} events.${note}`);
+  return events;
+}
+
+function editorAdvice(r: LogVerification): string {
+  return forEditor(r.advice);
+}
+
+function report(path: string, r: LogVerification): string {
+  const list = (xs: Array<string | number>, none: string) => (xs.length ? xs.map((x) => `- ${x}`).join('\n') : none);
+  return [
+    `# Scroll history check`,
+    ``,
+    `Log: \`${path}\``,
+    ``,
+    `## Database pages`,
+    list(r.database, 'ok'),
+    ``,
+    `## Search index`,
+    list(r.index, 'ok'),
+    ``,
+    `## Payload files (${r.payloads.checked} checked)`,
+    r.payloads.missing.length ? `Missing for events: ${r.payloads.missing.join(', ')}` : 'none missing',
+    ``,
+    r.payloads.damaged.length ? `Damaged for events: ${r.payloads.damaged.join(', ')}` : 'none damaged',
+    ``,
+    `## What to do`,
+    editorAdvice(r),
+    ``,
+  ].join('\n');
+}

@@ -21,19 +21,28 @@ export function registerIntegrityCommands(context: vscode.ExtensionContext, serv
 
 /** Runs the full check; returns its findings (undefined when there is no history) for callers and tests. */
 async function checkHistory(services: ScrollServices, quiet: boolean): Promise<LogVerification | undefined> {
-  const log = services.existingLog();
-  if (!log) {
-    if (!quiet) void vscode.window.showInformationMessage('Scroll: this workspace has no history yet.');
+  let log;
+  let result: LogVerification;
+  try {
+    log = services.existingLog();
+    if (!log) {
+      if (!quiet) void vscode.window.showInformationMessage('Scroll: this workspace has no history yet.');
+      return undefined;
+    }
+    const opened = log;
+    result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Scroll: checking the history (every page, the search index, every payload file)…' },
+      async () => opened.verify(),
+    );
+  } catch (e) {
+    // e.g. a log that cannot be opened at all: say so instead of a bare "command failed".
+    void vscode.window.showErrorMessage(`Scroll: the history check could not run: ${(e as Error).message}`);
     return undefined;
   }
-  const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'Scroll: checking the history (every page, the search index, every payload file)…' },
-    async () => log.verify(),
-  );
   if (quiet) return result;
   if (result.ok) {
     void vscode.window.showInformationMessage(
-      `Scroll: the history is intact — ${log.maxSeq()} events, the search index, and ${result.payloads.checked} payload file(s) verified.`,
+      `Scroll: the history is intact — events up to seq ${log.maxSeq()}, the search index, and ${result.payloads.checked} payload file(s) verified.`,
     );
     return result;
   }
@@ -50,22 +59,22 @@ async function rebuildSearchIndex(services: ScrollServices): Promise<number | un
     void vscode.window.showWarningMessage('Scroll: rebuilding the search index writes to the log file; trust this workspace first.');
     return undefined;
   }
-  const log = services.existingLog();
-  if (!log) {
-    void vscode.window.showInformationMessage('Scroll: this workspace has no history yet.');
-    return undefined;
-  }
   const warnings: string[] = [];
+  let events: number;
   try {
-    await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Scroll: rebuilding the search index from ${log.maxSeq()} events…` },
+    const log = services.existingLog();
+    if (!log) {
+      void vscode.window.showInformationMessage('Scroll: this workspace has no history yet.');
+      return undefined;
+    }
+    events = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Scroll: rebuilding the search index from the events…' },
       async () => log.rebuildIndex({ onWarning: (m) => warnings.push(m) }),
     );
   } catch (e) {
     void vscode.window.showErrorMessage(`Scroll: rebuilding the search index failed; the events are untouched. ${(e as Error).message}`);
     return undefined;
   }
-  const events = log.maxSeq();
   const note = warnings.length ? ` ${warnings.length} event(s) were indexed from their preview only (payload file missing or damaged).` : '';
   void vscode.window.showInformationMessage(`Scroll: the search index was rebuilt from ${events} events.${note}`);
   return events;

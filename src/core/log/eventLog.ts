@@ -216,7 +216,6 @@ export class EventLog {
     }));
   }
 
-  /** The rows of a prepared batch, in one transaction (a savepoint inside a bulk append). */
   /** Inserts a batch atomically: its own transaction, or a savepoint inside an open one. */
   private insertPrepared(batch: PreparedBatch): number[] {
     return this.db.transaction(() => this.insertRows(batch));
@@ -473,15 +472,17 @@ export class EventLog {
   /**
    * Refills the FTS index from the events (full payload content), in one transaction.
    * `onWarning` (default: the log's) hears of each event indexed from its preview only.
+   * Returns the number of events indexed.
    */
-  rebuildIndex(opts: { onWarning?: (message: string) => void } = {}): void {
-    const warn = opts.onWarning ?? this.onWarning;
+  rebuildIndex(opts: { onWarning?: (message: string) => void } = {}): number {
     if (this.readonly || !this.insertFts) throw new ReadonlyLogError();
+    const warn = opts.onWarning ?? this.onWarning;
     const insertFts = this.insertFts;
     const page = this.db.prepare('SELECT seq, content, payload, headline FROM events WHERE seq > ? ORDER BY seq LIMIT 1000');
-    this.db.transaction(() => {
+    return this.db.transaction(() => {
       this.db.exec("INSERT INTO events_fts(events_fts) VALUES('delete-all')");
       let after = 0;
+      let indexed = 0;
       for (;;) {
         const rows = page.all(after) as Pick<EventRow, 'seq' | 'content' | 'payload' | 'headline'>[];
         if (rows.length === 0) break;
@@ -498,8 +499,10 @@ export class EventLog {
           const d = buildIndexDocument(text, r.headline);
           insertFts.run(r.seq, d.body, d.code, d.parts, d.headline);
         }
+        indexed += rows.length;
         after = rows[rows.length - 1].seq;
       }
+      return indexed;
     });
   }
 

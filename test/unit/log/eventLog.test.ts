@@ -168,7 +168,7 @@ test('rebuildIndex refills the FTS index from events and payloads', () => {
     const before = ['alpha', 'omegaword', 'headline', 'getuserbyid'].map(match);
     log.database.exec("INSERT INTO events_fts(events_fts) VALUES('delete-all')");
     assert.deepEqual(match('alpha'), []);
-    log.rebuildIndex();
+    assert.equal(log.rebuildIndex(), 2, 'it says how many events it indexed');
     assert.deepEqual(['alpha', 'omegaword', 'headline', 'getuserbyid'].map(match), before);
     assert.deepEqual(before, [[1], [2], [2], [1]]);
     log.close();

@@ -1,6 +1,7 @@
 /** Plain-text answers of the history tools (for models). Pure: no `vscode`. */
 import type { EventLog } from '../../core/log/eventLog';
 import type { SearchOptions } from '../../core/types';
+import { forEditor } from '../editorHint';
 import type { SeqSpec } from '../history/eventMarkdown';
 
 const MAX_EXPAND_EVENTS = 50;
@@ -13,7 +14,7 @@ export function searchHistoryText(log: Pick<EventLog, 'search'>, input: Record<s
   if (typeof input.kind === 'string' && input.kind) opts.kind = input.kind;
   if (typeof input.session === 'string' && input.session) opts.session = input.session;
   const r = log.search(query, opts);
-  if (r.message && !r.hits.length) return `No search run: ${r.message}`;
+  if (r.message && !r.hits.length) return `No search run: ${forEditor(r.message)}`;
   if (!r.hits.length) return `No events match "${query}".`;
   const lines = r.hits.map((h) => {
     const snippet = (h.snippet || h.headline || '').replace(/\s+/g, ' ').trim();

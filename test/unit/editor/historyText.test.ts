@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { EventLog } from '../../../src/core/log/eventLog';
+import { DAMAGED_INDEX_HINT } from '../../../src/core/search/search';
 import { indexFromEvents, renderIndexMarkdown } from '../../../src/vscode/history/evictionBlocks';
 import { segmentEvents, sessionEvents, sessionIndex, latestSession } from '../../../src/vscode/history/historyQueries';
 import { expandHistory, searchHistoryText } from '../../../src/vscode/tools/historyText';
@@ -64,4 +65,14 @@ test('eviction events rebuild the session index; segments list their events', ()
     assert.equal(latestSession(log), 'zz');
     assert.equal(indexFromEvents([]).segments, 0);
   });
+});
+
+test('history search tool: a damaged index is reported with the editor command that repairs it', () => {
+  const fakeDamagedLog = {
+    search: () => ({ hits: [], broadened: false, message: `search failed: database disk image is malformed (${DAMAGED_INDEX_HINT})` }),
+  } as unknown as Pick<EventLog, 'search'>;
+  const text = searchHistoryText(fakeDamagedLog, { query: 'anything' });
+  assert.match(text, /^No search run: search failed: database disk image is malformed/);
+  assert.match(text, /the command "Scroll: Rebuild Search Index" rebuilds it/);
+  assert.ok(!text.includes('scroll reindex'));
 });

@@ -55,23 +55,29 @@ for (const target of sizes) {
   // A third contender explains the gap: our schema and our index text (identifier parts and all)
   // inserted by raw SQL, with none of EventLog's work (validation, redaction, payload files,
   // building the index text, which is done before timing here).
-  const rawDb = new Database(join(dir, 'raw-schema.db'));
-  rawDb.pragma('journal_mode = WAL');
-  rawDb.pragma('synchronous = NORMAL');
-  for (const m of MIGRATIONS) rawDb.exec(m.sql);
   const rawDocs = events.map((e) => buildIndexDocument(e.content, null));
-  const rawEvent = rawDb.prepare(
-    'INSERT INTO events(session, kind, role, name, content, payload, bytes, tokens, ts, meta) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)',
-  );
-  const rawFts = rawDb.prepare('INSERT INTO events_fts(rowid, body, code, parts, headline) VALUES (?, ?, ?, ?, ?)');
-  const rawBatch = rawDb.transaction((from, to) => {
-    for (let j = from; j < to; j++) {
-      const e = events[j];
-      const d = rawDocs[j];
-      const seq = rawEvent.run(e.session, e.kind, e.role, e.name ?? null, e.content, e.content.length, Math.ceil(e.content.length / 4), e.ts, '{}').lastInsertRowid;
-      rawFts.run(seq, d.body, d.code, d.parts, d.headline);
-    }
-  });
+  /** A database with our schema; `insert(from, to)` adds those events and their index text by raw SQL. */
+  const openRawSchema = (path) => {
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    for (const m of MIGRATIONS) db.exec(m.sql);
+    const ev = db.prepare(
+      'INSERT INTO events(session, kind, role, name, content, payload, bytes, tokens, ts, meta) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)',
+    );
+    const fts = db.prepare('INSERT INTO events_fts(rowid, body, code, parts, headline) VALUES (?, ?, ?, ?, ?)');
+    const insert = (from, to) => {
+      for (let j = from; j < to; j++) {
+        const e = events[j];
+        const d = rawDocs[j];
+        const seq = ev.run(e.session, e.kind, e.role, e.name ?? null, e.content, e.content.length, Math.ceil(e.content.length / 4), e.ts, '{}').lastInsertRowid;
+        fts.run(seq, d.body, d.code, d.parts, d.headline);
+      }
+    };
+    return { db, insert };
+  };
+  const raw = openRawSchema(join(dir, 'raw-schema.db'));
+  const rawBatch = raw.db.transaction(raw.insert);
   let rawIngestMs = 0;
   let oursIngestMs = 0;
   let oursIngestWall = 0;
@@ -124,23 +130,9 @@ for (const target of sizes) {
   // (one transaction, elapsed time), with none of EventLog's work. How close the pipeline gets to it.
   const rawRuns = [];
   const rawOneTxRun = (round) => {
-    const db = new Database(join(dir, `raw-bulk-${round}.db`));
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    for (const m of MIGRATIONS) db.exec(m.sql);
-    const ev = db.prepare(
-      'INSERT INTO events(session, kind, role, name, content, payload, bytes, tokens, ts, meta) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)',
-    );
-    const fts = db.prepare('INSERT INTO events_fts(rowid, body, code, parts, headline) VALUES (?, ?, ?, ?, ?)');
+    const { db, insert } = openRawSchema(join(dir, `raw-bulk-${round}.db`));
     const t = performance.now();
-    db.transaction(() => {
-      for (let j = 0; j < events.length; j++) {
-        const e = events[j];
-        const d = rawDocs[j];
-        const seq = ev.run(e.session, e.kind, e.role, e.name ?? null, e.content, e.content.length, Math.ceil(e.content.length / 4), e.ts, '{}').lastInsertRowid;
-        fts.run(seq, d.body, d.code, d.parts, d.headline);
-      }
-    })();
+    db.transaction(() => insert(0, events.length))();
     rawRuns.push(performance.now() - t);
     db.close();
   };
@@ -225,7 +217,7 @@ for (const target of sizes) {
   const ourDb = join(dir, 'ours', 'scroll.db');
   log.close();
   plain.close();
-  rawDb.close();
+  raw.db.close();
 
   // --- opening the log for writing (its corruption check) vs a full quick_check ---------------
   const [openMs] = timeIt(() => EventLog.open({ path: ourDb }).close());

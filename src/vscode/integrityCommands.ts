@@ -5,12 +5,15 @@
  * writes the derived index, never an event, and needs a trusted workspace.
  */
 import * as vscode from 'vscode';
+import type { EventLog } from '../core/log/eventLog';
 import type { LogVerification } from '../core/log/verify';
 import { REBUILD_INDEX_TITLE, forEditor } from './editorHint';
 import type { ScrollServices } from './services';
 
 const REBUILD = REBUILD_INDEX_TITLE;
 const REPORT = 'Show Report';
+const CHECK_FAILED = 'the history check could not run:';
+const REBUILD_FAILED = 'rebuilding the search index failed; the events are untouched.';
 
 export function registerIntegrityCommands(context: vscode.ExtensionContext, services: ScrollServices): void {
   context.subscriptions.push(
@@ -19,24 +22,34 @@ export function registerIntegrityCommands(context: vscode.ExtensionContext, serv
   );
 }
 
-/** Runs the full check; returns its findings (undefined when there is no history) for callers and tests. */
-async function checkHistory(services: ScrollServices, quiet: boolean): Promise<LogVerification | undefined> {
-  let log;
-  let result: LogVerification;
+/**
+ * The workspace log, or undefined after saying why there is none: no history yet, or a log that
+ * cannot be opened at all (said as an error instead of a bare "command failed").
+ */
+function openedLog(services: ScrollServices, quiet: boolean, failure: string): EventLog | undefined {
+  let log: EventLog | undefined;
   try {
     log = services.existingLog();
-    if (!log) {
-      if (!quiet) void vscode.window.showInformationMessage('Scroll: this workspace has no history yet.');
-      return undefined;
-    }
-    const opened = log;
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Scroll: ${failure} ${(e as Error).message}`);
+    return undefined;
+  }
+  if (!log && !quiet) void vscode.window.showInformationMessage('Scroll: this workspace has no history yet.');
+  return log;
+}
+
+/** Runs the full check; returns its findings (undefined when there is no history) for callers and tests. */
+async function checkHistory(services: ScrollServices, quiet: boolean): Promise<LogVerification | undefined> {
+  const log = openedLog(services, quiet, CHECK_FAILED);
+  if (!log) return undefined;
+  let result: LogVerification;
+  try {
     result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Scroll: checking the history (every page, the search index, every payload file)…' },
-      async () => opened.verify(),
+      async () => log.verify(),
     );
   } catch (e) {
-    // e.g. a log that cannot be opened at all: say so instead of a bare "command failed".
-    void vscode.window.showErrorMessage(`Scroll: the history check could not run: ${(e as Error).message}`);
+    void vscode.window.showErrorMessage(`Scroll: ${CHECK_FAILED} ${(e as Error).message}`);
     return undefined;
   }
   if (quiet) return result;
@@ -59,20 +72,17 @@ async function rebuildSearchIndex(services: ScrollServices): Promise<number | un
     void vscode.window.showWarningMessage('Scroll: rebuilding the search index writes to the log file; trust this workspace first.');
     return undefined;
   }
+  const log = openedLog(services, false, REBUILD_FAILED);
+  if (!log) return undefined;
   const warnings: string[] = [];
   let events: number;
   try {
-    const log = services.existingLog();
-    if (!log) {
-      void vscode.window.showInformationMessage('Scroll: this workspace has no history yet.');
-      return undefined;
-    }
     events = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Scroll: rebuilding the search index from the events…' },
       async () => log.rebuildIndex({ onWarning: (m) => warnings.push(m) }),
     );
   } catch (e) {
-    void vscode.window.showErrorMessage(`Scroll: rebuilding the search index failed; the events are untouched. ${(e as Error).message}`);
+    void vscode.window.showErrorMessage(`Scroll: ${REBUILD_FAILED} ${(e as Error).message}`);
     return undefined;
   }
   const note = warnings.length ? ` ${warnings.length} event(s) were indexed from their preview only (payload file missing or damaged).` : '';

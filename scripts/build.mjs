@@ -52,6 +52,17 @@ const targets = [
     target: 'node20',
   },
   {
+    // The editor's full check and index rebuild run on a worker thread with its own connection
+    // (src/core/log/maintenance.ts looks for this file beside the bundle; without it they run in-thread).
+    ...common,
+    entryPoints: ['src/core/log/maintenanceWorker.ts'],
+    outfile: 'dist/maintenanceWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['better-sqlite3', 'node:sqlite'],
+  },
+  {
     ...common,
     entryPoints: ['webview/src/main.ts'],
     outfile: 'dist/webview.js',

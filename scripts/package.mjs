@@ -39,6 +39,7 @@ function run(cmd, argv, cwd = root) {
 // 1. production bundles (extension + panel front end)
 run(process.execPath, [join(root, 'scripts/build.mjs'), '--production']);
 if (!existsSync(join(root, 'dist/extension.js'))) fail('dist/extension.js was not built');
+if (!existsSync(join(root, 'dist/maintenanceWorker.js'))) fail('dist/maintenanceWorker.js was not built');
 
 // 2. stage
 const stage = mkdtempSync(join(tmpdir(), 'scroll-vsix-'));
@@ -49,6 +50,8 @@ const copy = (from, to = from, filter) => {
   return true;
 };
 copy('dist/extension.js');
+// The editor's full check and index rebuild run on this worker (in-thread without it).
+copy('dist/maintenanceWorker.js');
 for (const f of existsSync(join(root, 'dist')) ? readdirSync(join(root, 'dist')) : []) {
   if (/^webview\.(js|css)$/.test(f)) copy(`dist/${f}`);
 }

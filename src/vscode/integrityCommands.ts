@@ -2,10 +2,13 @@
  * "Scroll: Check History Integrity" and "Scroll: Rebuild Search Index": the editor's way to what
  * `scroll check` and `scroll reindex` do, so a user told "the search index may be damaged" can
  * repair it without a terminal. Checking reads only (allowed in untrusted workspaces); rebuilding
- * writes the derived index, never an event, and needs a trusted workspace.
+ * writes the derived index, never an event, and needs a trusted workspace. Both run on a worker
+ * thread (core/log/maintenance.ts): at 10M tokens they take about 1 and 5 s, which on the extension
+ * host's thread would freeze the editor's extensions and the chat. Both can be cancelled.
  */
 import * as vscode from 'vscode';
 import type { EventLog } from '../core/log/eventLog';
+import { CancelledError, rebuildIndexInBackground, verifyInBackground } from '../core/log/maintenance';
 import type { LogVerification } from '../core/log/verify';
 import { REBUILD_INDEX_TITLE, forEditor } from './editorHint';
 import type { ScrollServices } from './services';
@@ -38,18 +41,24 @@ function openedLog(services: ScrollServices, quiet: boolean, failure: string): E
   return log;
 }
 
+/** The check's findings, and where it ran (the extension host's thread only when no worker could). */
+type CheckResult = LogVerification & { ranOn?: 'worker' | 'this thread' };
+
 /** Runs the full check; returns its findings (undefined when there is no history) for callers and tests. */
-async function checkHistory(services: ScrollServices, quiet: boolean): Promise<LogVerification | undefined> {
+async function checkHistory(services: ScrollServices, quiet: boolean): Promise<CheckResult | undefined> {
   const log = openedLog(services, quiet, CHECK_FAILED);
   if (!log) return undefined;
-  let result: LogVerification;
+  let result: CheckResult;
+  let ranOn: CheckResult['ranOn'];
   try {
     result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Scroll: checking the history (every page, the search index, every payload file)…' },
-      async () => log.verify(),
+      { location: vscode.ProgressLocation.Notification, title: 'Scroll: checking the history (every page, the search index, every payload file)…', cancellable: true },
+      (_progress, token) => verifyInBackground(log, { signal: abortOn(token), onStarted: (where) => (ranOn = where) }),
     );
+    result = { ...result, ranOn };
   } catch (e) {
-    void vscode.window.showErrorMessage(`Scroll: ${CHECK_FAILED} ${(e as Error).message}`);
+    if (e instanceof CancelledError) void vscode.window.showInformationMessage(`Scroll: ${e.message}.`);
+    else void vscode.window.showErrorMessage(`Scroll: ${CHECK_FAILED} ${(e as Error).message}`);
     return undefined;
   }
   if (quiet) return result;
@@ -78,16 +87,36 @@ async function rebuildSearchIndex(services: ScrollServices): Promise<number | un
   let events: number;
   try {
     events = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Scroll: rebuilding the search index from the events…' },
-      async () => log.rebuildIndex({ onWarning: (m) => warnings.push(m) }),
+      { location: vscode.ProgressLocation.Notification, title: 'Scroll: rebuilding the search index from the events…', cancellable: true },
+      (progress, token) => {
+        let shown = 0; // percent reported so far (report() takes increments)
+        return rebuildIndexInBackground(log, {
+          signal: abortOn(token),
+          onWarning: (m) => warnings.push(m),
+          onProgress: (done, total) => {
+            const pct = total > 0 ? Math.floor((100 * done) / total) : 100;
+            if (pct > shown) progress.report({ increment: pct - shown, message: `${done} of ${total} events` });
+            shown = Math.max(shown, pct);
+          },
+        });
+      },
     );
   } catch (e) {
-    void vscode.window.showErrorMessage(`Scroll: ${REBUILD_FAILED} ${(e as Error).message}`);
+    if (e instanceof CancelledError) void vscode.window.showInformationMessage(`Scroll: ${e.message}.`);
+    else void vscode.window.showErrorMessage(`Scroll: ${REBUILD_FAILED} ${(e as Error).message}`);
     return undefined;
   }
   const note = warnings.length ? ` ${warnings.length} event(s) were indexed from their preview only (payload file missing or damaged).` : '';
   void vscode.window.showInformationMessage(`Scroll: the search index was rebuilt from ${events} events.${note}`);
   return events;
+}
+
+/** The progress notification's Cancel button as the AbortSignal core understands. */
+function abortOn(token: vscode.CancellationToken): AbortSignal {
+  const controller = new AbortController();
+  if (token.isCancellationRequested) controller.abort();
+  else token.onCancellationRequested(() => controller.abort());
+  return controller.signal;
 }
 
 function editorAdvice(r: LogVerification): string {

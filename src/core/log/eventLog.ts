@@ -8,13 +8,13 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { openDatabase, isBusyError, isCorruptionError, type Database, type DriverChoice, type Statement } from '../db';
 import { DatabaseError, InvalidInputError, ReadonlyLogError, errorMessage } from '../errors';
-import { buildIndexDocument } from '../search/indexText';
 import type { LogEvent, LogStats, NewEvent, SearchOptions, SearchResult, SessionInfo } from '../types';
 import { EventPreparer, type PreparedBatch, type PreparerConfig } from './eventPreparer';
 import { PayloadStore } from './payloadStore';
 import { NotTransferableError, PrepareWorkerClient } from './prepareWorkerClient';
 import { Redactor, type RedactionOptions } from './redaction';
 import { tableProblems, verifyLog, type LogVerification } from './verify';
+import { rebuildSearchIndex, type RebuildOptions } from './rebuildIndex';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { sleepSync } from '../db/sqliteErrors';
 
@@ -470,40 +470,28 @@ export class EventLog {
   }
 
   /**
-   * Refills the FTS index from the events (full payload content), in one transaction.
-   * `onWarning` (default: the log's) hears of each event indexed from its preview only.
-   * Returns the number of events indexed.
+   * Refills the FTS index from the events (full payload content), in one transaction, on this
+   * thread (`rebuildIndexInBackground` in maintenance.ts runs it on a worker). `onWarning` (default:
+   * the log's) hears of each event indexed from its preview only. Returns the number of events indexed.
    */
-  rebuildIndex(opts: { onWarning?: (message: string) => void } = {}): number {
+  rebuildIndex(opts: RebuildOptions = {}): number {
     if (this.readonly || !this.insertFts) throw new ReadonlyLogError();
-    const warn = opts.onWarning ?? this.onWarning;
-    const insertFts = this.insertFts;
-    const page = this.db.prepare('SELECT seq, content, payload, headline FROM events WHERE seq > ? ORDER BY seq LIMIT 1000');
-    return this.db.transaction(() => {
-      this.db.exec("INSERT INTO events_fts(events_fts) VALUES('delete-all')");
-      let after = 0;
-      let indexed = 0;
-      for (;;) {
-        const rows = page.all(after) as Pick<EventRow, 'seq' | 'content' | 'payload' | 'headline'>[];
-        if (rows.length === 0) break;
-        for (const r of rows) {
-          let text = r.content;
-          if (r.payload) {
-            try {
-              text = this.payloads.read(r.payload);
-            } catch (e) {
-              // Index what the row has rather than lose the whole rebuild; say which event.
-              warn(`rebuildIndex: event ${r.seq} indexed from its preview only: ${errorMessage(e)}`);
-            }
-          }
-          const d = buildIndexDocument(text, r.headline);
-          insertFts.run(r.seq, d.body, d.code, d.parts, d.headline);
-        }
-        indexed += rows.length;
-        after = rows[rows.length - 1].seq;
-      }
-      return indexed;
-    });
+    const indexed = rebuildSearchIndex(this.db, this.payloads, { ...opts, onWarning: opts.onWarning ?? this.onWarning });
+    this.indexChanged();
+    return indexed;
+  }
+
+  /**
+   * The index was rebuilt (here or by another connection): frequencies search cached from the old
+   * one (which may have been damaged) are dropped.
+   */
+  indexChanged(): void {
+    searchModule?.forgetCorpusStats(this.db);
+  }
+
+  /** Passes a message to the log's warning channel (`onWarning`, default stderr). */
+  warn(message: string): void {
+    this.onWarning(message);
   }
 
   close(): void {
@@ -537,13 +525,13 @@ export class EventLog {
   }
 }
 
-type SearchEventsFn = typeof import('../search/search').searchEvents;
-let searchEventsFn: SearchEventsFn | undefined;
+type SearchModule = typeof import('../search/search');
+let searchModule: SearchModule | undefined;
 /** The query side lives in src/core/search (loaded on first search: ingest never pays for it). */
-function loadSearch(): SearchEventsFn {
+function loadSearch(): SearchModule['searchEvents'] {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  searchEventsFn ??= (require('../search/search') as typeof import('../search/search')).searchEvents;
-  return searchEventsFn;
+  searchModule ??= require('../search/search') as SearchModule;
+  return searchModule.searchEvents;
 }
 
 function prepareFolder(dir: string): void {

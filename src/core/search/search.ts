@@ -101,6 +101,11 @@ function corpusStats(db: SearchDatabase): CorpusStats {
   return st;
 }
 
+/** Drops the counts cached for this connection (the index was rebuilt; it may have been damaged before). */
+export function forgetCorpusStats(db: object): void {
+  statsByDb.delete(db);
+}
+
 interface ScopeStats {
   total: number;
   /** True when the term is in more than COMMON_SHARE of the events in scope. */

@@ -1,0 +1,137 @@
+/**
+ * The full check and the index rebuild without blocking the caller's thread: at 10M tokens the
+ * check takes about a second and the rebuild about five, which in the editor would freeze every
+ * extension and the chat for that long. They run on a worker thread with its own connection
+ * (maintenanceWorker.ts). Where no worker can run (the worker file is not beside this bundle,
+ * worker threads or the driver unavailable there), they run on this thread with the same result.
+ *
+ * While a rebuild holds the write lock, appends from other connections wait for it (busy_timeout
+ * and retry), as they do for any writer.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { DatabaseError, InvalidInputError, PayloadError, ReadonlyLogError, ScrollError } from '../errors';
+import type { EventLog } from './eventLog';
+import type { MaintenanceJob } from './maintenanceWorker';
+import { CancelledError } from './rebuildIndex';
+import type { LogVerification } from './verify';
+
+export { CancelledError } from './rebuildIndex';
+
+export const MAINTENANCE_WORKER_FILE = 'maintenanceWorker.js';
+
+export interface BackgroundOptions {
+  /** Events indexed so far and the total (rebuild only). */
+  onProgress?: (done: number, total: number) => void;
+  /** Each event indexed from its preview only (rebuild only); default: the log's warning channel. */
+  onWarning?: (message: string) => void;
+  /** Aborting ends the job with a `CancelledError`: a rebuild rolls back, a check stops. */
+  signal?: AbortSignal;
+  /** Told where the job runs, once it has started: on a worker, or here (the fallback). */
+  onStarted?: (where: 'worker' | 'this thread') => void;
+  /** Where the worker file is looked for (tests); default beside this module. */
+  workerDir?: string;
+}
+
+/** `EventLog.verify()` off this thread. */
+export function verifyInBackground(log: EventLog, opts: BackgroundOptions = {}): Promise<LogVerification> {
+  return runJob(log, 'verify', opts, () => log.verify()) as Promise<LogVerification>;
+}
+
+/** `EventLog.rebuildIndex()` off this thread; resolves to the number of events indexed. */
+export async function rebuildIndexInBackground(log: EventLog, opts: BackgroundOptions = {}): Promise<number> {
+  if (log.readonly) throw new ReadonlyLogError();
+  const indexed = (await runJob(log, 'rebuildIndex', opts, () =>
+    log.rebuildIndex({ onWarning: opts.onWarning, onProgress: opts.onProgress, shouldStop: () => opts.signal?.aborted === true }),
+  )) as number;
+  log.indexChanged();
+  return indexed;
+}
+
+const cancelled = (task: MaintenanceJob['task']) =>
+  new CancelledError(task === 'verify' ? 'the history check was cancelled' : 'the search index rebuild was cancelled; the index is as it was before');
+
+async function runJob(log: EventLog, task: MaintenanceJob['task'], opts: BackgroundOptions, inThread: () => unknown): Promise<unknown> {
+  if (opts.signal?.aborted) throw cancelled(task);
+  const file = join(opts.workerDir ?? __dirname, MAINTENANCE_WORKER_FILE);
+  const job: MaintenanceJob = { task, path: log.path, payloadDir: log.payloads.dir, driver: log.driver as MaintenanceJob['driver'], stop: new SharedArrayBuffer(4) };
+  const outcome = existsSync(file) ? await runOnWorker(file, job, opts, log) : { ranOn: 'nowhere' as const };
+  if (outcome.ranOn === 'worker') return outcome.result;
+  // The worker could not start or open the log (no worker file, no worker threads, a driver that
+  // loads here but not there): the same job here. A real problem with the log shows up here too.
+  if (opts.signal?.aborted) throw cancelled(task);
+  opts.onStarted?.('this thread');
+  return inThread();
+}
+
+type Outcome = { ranOn: 'worker'; result: unknown } | { ranOn: 'nowhere' };
+
+function runOnWorker(file: string, job: MaintenanceJob, opts: BackgroundOptions, log: EventLog): Promise<Outcome> {
+  return new Promise<Outcome>((resolve, reject) => {
+    let worker: Worker;
+    try {
+      worker = new Worker(file, { workerData: job });
+    } catch {
+      resolve({ ranOn: 'nowhere' });
+      return;
+    }
+    let opened = false;
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      opts.signal?.removeEventListener('abort', onAbort);
+      fn();
+    };
+    const onAbort = () => {
+      if (job.task === 'rebuildIndex' && opened) {
+        // Between two pages the worker sees this, rolls back and reports a CancelledError.
+        Atomics.store(new Int32Array(job.stop), 0, 1);
+      } else {
+        // A check only reads: ending the thread is enough.
+        void worker.terminate();
+        settle(() => reject(cancelled(job.task)));
+      }
+    };
+    opts.signal?.addEventListener('abort', onAbort);
+    worker.on('message', (m: { type: string; done?: number; total?: number; message?: string; result?: unknown; error?: WorkerError }) => {
+      if (m.type === 'opened') {
+        opened = true;
+        opts.onStarted?.('worker');
+      }
+      else if (m.type === 'progress') opts.onProgress?.(m.done ?? 0, m.total ?? 0);
+      else if (m.type === 'warning') (opts.onWarning ?? log.warn.bind(log))(m.message ?? '');
+      else if (m.type === 'done') settle(() => resolve({ ranOn: 'worker', result: m.result }));
+      else if (m.type === 'error') settle(() => (opened ? reject(toError(m.error)) : resolve({ ranOn: 'nowhere' })));
+    });
+    worker.on('error', (e) => settle(() => (opened ? reject(e) : resolve({ ranOn: 'nowhere' }))));
+    worker.on('exit', (code) =>
+      settle(() => (opened ? reject(new ScrollError(`the maintenance worker stopped before finishing (exit code ${code})`)) : resolve({ ranOn: 'nowhere' }))),
+    );
+  });
+}
+
+interface WorkerError {
+  name: string;
+  message: string;
+  code?: unknown;
+}
+
+function toError(e: WorkerError | undefined): Error {
+  const message = e?.message ?? 'the maintenance worker failed';
+  switch (e?.name) {
+    case 'CancelledError':
+      return new CancelledError(message);
+    case 'DatabaseError':
+      return new DatabaseError(message);
+    case 'InvalidInputError':
+      return new InvalidInputError(message);
+    case 'PayloadError':
+      return new PayloadError(message, '');
+    case 'ReadonlyLogError':
+      return new ReadonlyLogError(message);
+    default:
+      return new ScrollError(message, typeof e?.code === 'string' ? e.code : undefined);
+  }
+}

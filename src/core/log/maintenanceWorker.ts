@@ -1,0 +1,54 @@
+/**
+ * Worker-thread entry for the long maintenance jobs (full check, index rebuild), so the thread
+ * that asked — the editor's extension host — stays responsive. The worker opens its own connection
+ * to the log (read-only for the check) and never repairs or moves the file: opening for writing
+ * and recovery stay with the EventLog that the caller already has. Loaded by maintenance.ts from
+ * the file beside it (out/ or the dist/ bundle).
+ * In: workerData {task, path, payloadDir, driver, stop}. Out: {type: 'opened' | 'progress' |
+ * 'warning' | 'done' | 'error', ...}.
+ */
+import { existsSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase, type Database, type DriverName } from '../db';
+import { DatabaseError } from '../errors';
+import { PayloadStore } from './payloadStore';
+import { rebuildSearchIndex } from './rebuildIndex';
+import { verifyLog } from './verify';
+
+export interface MaintenanceJob {
+  task: 'verify' | 'rebuildIndex';
+  path: string;
+  payloadDir: string;
+  driver: DriverName;
+  /** Int32Array view: set to 1 to ask a rebuild to stop between pages. */
+  stop: SharedArrayBuffer;
+}
+
+if (parentPort) {
+  const port = parentPort;
+  const job = workerData as MaintenanceJob;
+  const stop = new Int32Array(job.stop);
+  let db: Database | undefined;
+  try {
+    // Opening for writing would create a missing file: the log must be where the caller has it.
+    if (!existsSync(job.path)) throw new DatabaseError(`no event log at ${job.path}`);
+    const readonly = job.task === 'verify';
+    db = openDatabase(job.path, { readonly, driver: job.driver });
+    port.postMessage({ type: 'opened' });
+    const payloads = new PayloadStore(job.payloadDir, readonly);
+    const result =
+      job.task === 'verify'
+        ? verifyLog(db, payloads)
+        : rebuildSearchIndex(db, payloads, {
+          onWarning: (message) => port.postMessage({ type: 'warning', message }),
+          onProgress: (done, total) => port.postMessage({ type: 'progress', done, total }),
+          shouldStop: () => Atomics.load(stop, 0) !== 0,
+        });
+    port.postMessage({ type: 'done', result });
+  } catch (e) {
+    const err = e instanceof Error ? e : new Error(String(e));
+    port.postMessage({ type: 'error', error: { name: err.name, message: err.message, code: (err as { code?: unknown }).code } });
+  } finally {
+    db?.close();
+  }
+}

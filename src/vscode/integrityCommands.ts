@@ -51,11 +51,11 @@ async function checkHistory(services: ScrollServices, quiet: boolean): Promise<C
   let result: CheckResult;
   let ranOn: CheckResult['ranOn'];
   try {
-    result = await vscode.window.withProgress(
+    const found = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Scroll: checking the history (every page, the search index, every payload file)…', cancellable: true },
       (_progress, token) => verifyInBackground(log, { signal: abortOn(token), onStarted: (where) => (ranOn = where) }),
     );
-    result = { ...result, ranOn };
+    result = { ...found, ranOn };
   } catch (e) {
     if (e instanceof CancelledError) void vscode.window.showInformationMessage(`Scroll: ${e.message}.`);
     else void vscode.window.showErrorMessage(`Scroll: ${CHECK_FAILED} ${(e as Error).message}`);

@@ -14,7 +14,7 @@ import { Worker } from 'node:worker_threads';
 import { DatabaseError, InvalidInputError, PayloadError, ReadonlyLogError, ScrollError } from '../errors';
 import type { EventLog } from './eventLog';
 import type { MaintenanceJob } from './maintenanceWorker';
-import { CancelledError } from './rebuildIndex';
+import { CancelledError, REBUILD_CANCELLED } from './rebuildIndex';
 import type { LogVerification } from './verify';
 
 export { CancelledError } from './rebuildIndex';
@@ -49,8 +49,7 @@ export async function rebuildIndexInBackground(log: EventLog, opts: BackgroundOp
   return indexed;
 }
 
-const cancelled = (task: MaintenanceJob['task']) =>
-  new CancelledError(task === 'verify' ? 'the history check was cancelled' : 'the search index rebuild was cancelled; the index is as it was before');
+const cancelled = (task: MaintenanceJob['task']) => new CancelledError(task === 'verify' ? 'the history check was cancelled' : REBUILD_CANCELLED);
 
 async function runJob(log: EventLog, task: MaintenanceJob['task'], opts: BackgroundOptions, inThread: () => unknown): Promise<unknown> {
   if (opts.signal?.aborted) throw cancelled(task);

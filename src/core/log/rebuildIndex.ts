@@ -24,6 +24,8 @@ export class CancelledError extends ScrollError {
   }
 }
 
+export const REBUILD_CANCELLED = 'the search index rebuild was cancelled; the index is as it was before';
+
 /** Events per page read: small enough that progress and cancellation are prompt (about 40 ms at 10M tokens). */
 const PAGE = 200;
 
@@ -39,7 +41,7 @@ export function rebuildSearchIndex(db: Database, payloads: PayloadStore, opts: R
     let after = 0;
     let indexed = 0;
     for (;;) {
-      if (opts.shouldStop?.()) throw new CancelledError('the search index rebuild was cancelled; the index is as it was before');
+      if (opts.shouldStop?.()) throw new CancelledError(REBUILD_CANCELLED);
       const rows = page.all(after) as { seq: number; content: string; payload: string | null; headline: string | null }[];
       if (rows.length === 0) break;
       for (const r of rows) {

@@ -76,3 +76,42 @@ test('the scan for compounds lists what the token-by-token reference lists, on r
     assert.equal(compoundParts(text), referenceCompoundParts(text), JSON.stringify(text));
   }
 });
+
+/** The memo's hash (FNV-1a over the token's UTF-16 code units), to build colliding identifiers. */
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+test('identifiers whose hashes collide keep their own parts (the memo compares the text)', () => {
+  // Birthday search: among ~10^5 identifiers of one shape, two share a 32-bit hash.
+  const seen = new Map<number, string>();
+  let pair: [string, string] | undefined;
+  for (let i = 0; !pair && i < 2_000_000; i++) {
+    const id = `get_${i.toString(36)}Value`;
+    const h = fnv1a(id);
+    const other = seen.get(h);
+    if (other !== undefined) pair = [other, id];
+    else seen.set(h, id);
+  }
+  assert.ok(pair, 'found two identifiers with the same hash');
+  const [a, b] = pair;
+  assert.equal(fnv1a(a), fnv1a(b));
+  assert.notEqual(a, b);
+  for (const text of [`${a} and ${b}`, `${b} then ${a}`, `${a} ${a} ${b} ${b}`]) {
+    assert.equal(compoundParts(text), referenceCompoundParts(text), text);
+  }
+  assert.equal(compoundParts(b), referenceCompoundParts(b));
+});
+
+test('past the memo limit (100k identifiers) the parts are still right', () => {
+  const docs: string[] = [];
+  for (let d = 0; d < 130; d++) {
+    const ids: string[] = [];
+    for (let i = 0; i < 1000; i++) ids.push(`load${d}_item${i}Value`);
+    ids.push('getUserById', 'user_id'); // recurring ones, before and after the memo is reset
+    docs.push(ids.join(' '));
+  }
+  for (const text of docs) assert.equal(compoundParts(text), referenceCompoundParts(text));
+});

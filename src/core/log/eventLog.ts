@@ -15,6 +15,7 @@ import { NotTransferableError, PrepareWorkerClient } from './prepareWorkerClient
 import { Redactor, type RedactionOptions } from './redaction';
 import { tableProblems, verifyLog, type LogVerification } from './verify';
 import { rebuildSearchIndex, type RebuildOptions } from './rebuildIndex';
+import { compactSearchIndex, indexSegments, type CompactOptions, type CompactResult } from './compactIndex';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { sleepSync } from '../db/sqliteErrors';
 
@@ -479,6 +480,20 @@ export class EventLog {
     const indexed = rebuildSearchIndex(this.db, this.payloads, { ...opts, onWarning: opts.onWarning ?? this.onWarning });
     this.indexChanged();
     return indexed;
+  }
+
+  /**
+   * Merges the FTS index toward one segment in short steps (see compactIndex.ts), on this thread
+   * (`compactIndexInBackground` in maintenance.ts runs it on a worker).
+   */
+  compactIndex(opts: CompactOptions = {}): CompactResult {
+    if (this.readonly) throw new ReadonlyLogError();
+    return compactSearchIndex(this.db, opts);
+  }
+
+  /** Segments in the FTS index: more than a few make every search read more (compactIndex). */
+  indexSegments(): number {
+    return indexSegments(this.db);
   }
 
   /**

@@ -16,10 +16,18 @@ import type { EventLog } from './eventLog';
 import type { MaintenanceJob } from './maintenanceWorker';
 import { CancelledError, REBUILD_CANCELLED } from './rebuildIndex';
 import type { LogVerification } from './verify';
+import type { CompactResult } from './compactIndex';
 
 export { CancelledError } from './rebuildIndex';
 
 export const MAINTENANCE_WORKER_FILE = 'maintenanceWorker.js';
+
+/** `workerOnly` was asked and no worker could run the job (nothing was done). */
+export class NoWorkerError extends ScrollError {
+  constructor(task: string) {
+    super(`no worker thread could run ${task} here; it was not run`, 'NO_WORKER');
+  }
+}
 
 export interface BackgroundOptions {
   /** Events indexed so far and the total (rebuild only). */
@@ -30,6 +38,11 @@ export interface BackgroundOptions {
   signal?: AbortSignal;
   /** Told where the job runs, once it has started: on a worker, or here (the fallback). */
   onStarted?: (where: 'worker' | 'this thread') => void;
+  /**
+   * Only on a worker: when none can run, fail (`NoWorkerError`) instead of doing the job on this
+   * thread (for optional background work that must never hold the caller's thread).
+   */
+  workerOnly?: boolean;
   /** Where the worker file is looked for (tests); default beside this module. */
   workerDir?: string;
 }
@@ -49,7 +62,21 @@ export async function rebuildIndexInBackground(log: EventLog, opts: BackgroundOp
   return indexed;
 }
 
-const cancelled = (task: MaintenanceJob['task']) => new CancelledError(task === 'verify' ? 'the history check was cancelled' : REBUILD_CANCELLED);
+/**
+ * `EventLog.compactIndex()` off this thread. Aborting ends it between two steps and resolves with
+ * what was merged so far (`stopped: true`): a partly compacted index is a valid one.
+ */
+export async function compactIndexInBackground(log: EventLog, opts: Omit<BackgroundOptions, 'onProgress' | 'onWarning'> = {}): Promise<CompactResult> {
+  if (log.readonly) throw new ReadonlyLogError();
+  return (await runJob(log, 'compactIndex', opts, () => log.compactIndex({ shouldStop: () => opts.signal?.aborted === true }))) as CompactResult;
+}
+
+const CANCELLED: Record<MaintenanceJob['task'], string> = {
+  verify: 'the history check was cancelled',
+  rebuildIndex: REBUILD_CANCELLED,
+  compactIndex: 'the search index compaction was cancelled before it began',
+};
+const cancelled = (task: MaintenanceJob['task']) => new CancelledError(CANCELLED[task]);
 
 async function runJob(log: EventLog, task: MaintenanceJob['task'], opts: BackgroundOptions, inThread: () => unknown): Promise<unknown> {
   if (opts.signal?.aborted) throw cancelled(task);
@@ -60,6 +87,7 @@ async function runJob(log: EventLog, task: MaintenanceJob['task'], opts: Backgro
   // The worker could not start or open the log (no worker file, no worker threads, a driver that
   // loads here but not there): the same job here. A real problem with the log shows up here too.
   if (opts.signal?.aborted) throw cancelled(task);
+  if (opts.workerOnly) throw new NoWorkerError(task);
   opts.onStarted?.('this thread');
   return inThread();
 }
@@ -84,8 +112,9 @@ function runOnWorker(file: string, job: MaintenanceJob, opts: BackgroundOptions,
       fn();
     };
     const onAbort = () => {
-      if (job.task === 'rebuildIndex' && opened) {
-        // Between two pages the worker sees this, rolls back and reports a CancelledError.
+      if (job.task !== 'verify' && opened) {
+        // Between two steps the worker sees this: a rebuild rolls back and reports a CancelledError,
+        // a compaction ends with what it merged so far.
         Atomics.store(new Int32Array(job.stop), 0, 1);
       } else {
         // A check only reads: ending the thread is enough.

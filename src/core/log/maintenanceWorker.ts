@@ -13,14 +13,15 @@ import { openDatabase, type Database, type DriverName } from '../db';
 import { DatabaseError } from '../errors';
 import { PayloadStore } from './payloadStore';
 import { rebuildSearchIndex } from './rebuildIndex';
+import { compactSearchIndex } from './compactIndex';
 import { verifyLog } from './verify';
 
 export interface MaintenanceJob {
-  task: 'verify' | 'rebuildIndex';
+  task: 'verify' | 'rebuildIndex' | 'compactIndex';
   path: string;
   payloadDir: string;
   driver: DriverName;
-  /** Int32Array view: set to 1 to ask a rebuild to stop between pages. */
+  /** Int32Array view: set to 1 to ask a rebuild or a compaction to stop between steps. */
   stop: SharedArrayBuffer;
 }
 
@@ -36,14 +37,17 @@ if (parentPort) {
     db = openDatabase(job.path, { readonly, driver: job.driver });
     port.postMessage({ type: 'opened' });
     const payloads = new PayloadStore(job.payloadDir, readonly);
+    const shouldStop = () => Atomics.load(stop, 0) !== 0;
     const result =
       job.task === 'verify'
         ? verifyLog(db, payloads)
-        : rebuildSearchIndex(db, payloads, {
-          onWarning: (message) => port.postMessage({ type: 'warning', message }),
-          onProgress: (done, total) => port.postMessage({ type: 'progress', done, total }),
-          shouldStop: () => Atomics.load(stop, 0) !== 0,
-        });
+        : job.task === 'compactIndex'
+          ? compactSearchIndex(db, { shouldStop })
+          : rebuildSearchIndex(db, payloads, {
+            onWarning: (message) => port.postMessage({ type: 'warning', message }),
+            onProgress: (done, total) => port.postMessage({ type: 'progress', done, total }),
+            shouldStop,
+          });
     port.postMessage({ type: 'done', result });
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));

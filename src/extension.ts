@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { createApi, type ScrollApi } from './api';
 import { registerChatParticipant } from './vscode/chat/participant';
 import { registerCommands } from './vscode/commands';
+import { registerIndexCompaction } from './vscode/indexCompaction';
 import { registerIntegrityCommands } from './vscode/integrityCommands';
 import { registerScrollDocuments } from './vscode/contentProvider';
 import { registerOpenAIProvider } from './vscode/lm/openaiProvider';
@@ -21,6 +22,7 @@ export function activate(context: vscode.ExtensionContext): ScrollApi {
   registerScrollDocuments(context, services);
   registerCommands(context, services);
   registerIntegrityCommands(context, services);
+  registerIndexCompaction(context, services);
   registerPanelCommand(context, services);
   registerTools(context, services);
   registerChatParticipant(context, services);

@@ -157,6 +157,21 @@ describe('Scroll commands and tabs', () => {
     assert.equal((await vscode.commands.executeCommand<Report>('scroll.checkHistory', { quiet: true }))?.ok, true);
   });
 
+  it('compactSearchIndex merges a fragmented index on the worker; search answers the same', async () => {
+    const log = api.services.existingLog()!;
+    // One small transaction per event, as the participant writes: each leaves an index segment.
+    for (let i = 0; i < 80; i++) log.append({ kind: 'note', role: 'user', content: `compaction probe ${i}: ledger report quokka_${i % 7}` });
+    const segments = log.indexSegments();
+    assert.ok(segments > 4, `a fragmented index (${segments} segments)`);
+    const before = log.search('ledger report', { k: 50 }).hits.map((h) => `${h.seq}:${h.score}`);
+    const result = await vscode.commands.executeCommand<{ segmentsBefore: number; segmentsAfter: number; stopped: boolean }>('scroll.compactSearchIndex');
+    assert.ok(result, 'it ran (on the maintenance worker: workerOnly)');
+    assert.equal(result.segmentsBefore, segments);
+    assert.equal(result.segmentsAfter, 1);
+    assert.equal(log.indexSegments(), 1);
+    assert.deepEqual(log.search('ledger report', { k: 50 }).hits.map((h) => `${h.seq}:${h.score}`), before);
+  });
+
   it('revealLogFolder and the status bar item are there', async () => {
     const folder = await vscode.commands.executeCommand<string>('scroll.revealLogFolder');
     assert.equal(folder, path.dirname(api.logPath()));

@@ -133,10 +133,11 @@ describe('untrusted workspace (restricted mode)', () => {
     assert.equal(fs.existsSync(marker), false, 'the command did not run');
   });
 
-  it('the history check runs (it only reads); rebuilding the search index is refused', async () => {
+  it('the history check runs (it only reads); rebuilding or compacting the search index is refused', async () => {
     const report = await vscode.commands.executeCommand<{ ok: boolean }>('scroll.checkHistory', { quiet: true });
     assert.equal(report?.ok, true, JSON.stringify(report));
     assert.equal(await vscode.commands.executeCommand('scroll.rebuildSearchIndex'), undefined);
+    assert.equal(await vscode.commands.executeCommand('scroll.compactSearchIndex'), undefined);
   });
 
   it('the kernel is refused directly and by the restart command', async () => {

@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Command> = {
   stats: () => require('./commands/stats').command,
   export: () => require('./commands/export').command,
   reindex: () => require('./commands/reindex').command,
+  compact: () => require('./commands/compact').command,
   check: () => require('./commands/check').command,
   chat: () => require('./commands/chat').command,
 };

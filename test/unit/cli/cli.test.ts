@@ -116,6 +116,22 @@ test('reindex rebuilds the search index from the events', () => {
   });
 });
 
+test('compact merges the search index into one segment; search prints the same', () => {
+  withDir((dir) => {
+    writeJsonl(join(dir, 'in.jsonl'), EVENTS);
+    // Each ingest is one transaction and leaves a segment of its own.
+    for (let i = 0; i < 6; i++) ok(scroll(dir, ['ingest', 'in.jsonl']));
+    const before = ok(scroll(dir, ['search', 'getUserById', '--k', '20', '--json'])).stdout;
+    const r = JSON.parse(ok(scroll(dir, ['compact', '--json'])).stdout);
+    assert.ok(r.segmentsBefore >= 2, JSON.stringify(r));
+    assert.equal(r.segmentsAfter, 1);
+    assert.ok(r.steps >= 1);
+    assert.equal(ok(scroll(dir, ['search', 'getUserById', '--k', '20', '--json'])).stdout, before);
+    assert.match(ok(scroll(dir, ['compact'])).stdout, /search index: 1 segment\(s\) → 1/);
+    assert.match(ok(scroll(dir, ['--help'])).stdout + ok(scroll(dir, ['compact', '--help'])).stdout, /compact/);
+  });
+});
+
 test('ingest from stdin, with --session for lines that name none', () => {
   withDir((dir) => {
     const r = JSON.parse(ok(scroll(dir, ['ingest', '-', '--session', 'piped'], '{"kind":"note","role":"system","content":"from a pipe"}\n\n')).stdout);

@@ -44,17 +44,22 @@ export function compactSearchIndex(db: Database, opts: CompactOptions = {}): Com
   const structure = db.prepare('SELECT block FROM events_fts_data WHERE id = 10');
   // A negative page count merges any segments, across levels, until one is left.
   const merge = db.prepare("INSERT INTO events_fts(events_fts, rank) VALUES('merge', ?)");
+  const pages = Math.max(1, Math.floor(opts.stepPages ?? STEP_PAGES));
   let steps = 0;
   let stopped = false;
   if (segmentsBefore > 1) {
-    for (;;) {
+    // A guard, not an expectation: merging n index pages takes about n / pages steps; should FTS5
+    // ever keep rewriting its structure record without progress, this ends the loop.
+    const indexPages = Number((db.prepare('SELECT count(*) AS n FROM events_fts_data').get() as { n: number }).n);
+    const maxSteps = 4 * Math.ceil(indexPages / pages) + 16;
+    while (steps < maxSteps) {
       if (opts.shouldStop?.()) {
         stopped = true;
         break;
       }
       const changed = db.transaction(() => {
         const before = (structure.get() as { block: Uint8Array } | undefined)?.block;
-        merge.run(-Math.max(1, Math.floor(opts.stepPages ?? STEP_PAGES)));
+        merge.run(-pages);
         const after = (structure.get() as { block: Uint8Array } | undefined)?.block;
         return !before || !after || Buffer.compare(Buffer.from(before), Buffer.from(after)) !== 0;
       });

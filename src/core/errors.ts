@@ -34,6 +34,13 @@ export class DatabaseError extends ScrollError {
   }
 }
 
+/** Someone asked a long operation to stop (a model turn, an index rebuild); what it says was kept or not. */
+export class CancelledError extends ScrollError {
+  constructor(message = 'cancelled') {
+    super(message, 'CANCELLED');
+  }
+}
+
 /** A write was attempted on a log opened read-only. */
 export class ReadonlyLogError extends ScrollError {
   constructor(message = 'the event log was opened read-only') {

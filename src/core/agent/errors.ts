@@ -1,5 +1,5 @@
 /** Errors of the agent loop and its model clients. Messages are meant to be shown as is. */
-import { ScrollError } from '../errors';
+import { CancelledError, ScrollError } from '../errors';
 
 /** The model endpoint failed: HTTP error, bad stream, unreachable server. */
 export class ModelError extends ScrollError {
@@ -40,12 +40,8 @@ export class ViewBudgetError extends ScrollError {
   }
 }
 
-/** The caller cancelled the request (its AbortSignal fired). */
-export class CancelledError extends ScrollError {
-  constructor(message = 'cancelled') {
-    super(message, 'CANCELLED');
-  }
-}
+/** The caller cancelled the request (its AbortSignal fired): the core's one CancelledError. */
+export { CancelledError };
 
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new CancelledError();

@@ -11,14 +11,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { DatabaseError, InvalidInputError, PayloadError, ReadonlyLogError, ScrollError } from '../errors';
+import { CancelledError, DatabaseError, InvalidInputError, PayloadError, ReadonlyLogError, ScrollError } from '../errors';
 import type { EventLog } from './eventLog';
 import type { MaintenanceJob } from './maintenanceWorker';
-import { CancelledError, REBUILD_CANCELLED } from './rebuildIndex';
+import { REBUILD_CANCELLED } from './rebuildIndex';
 import type { LogVerification } from './verify';
 import type { CompactResult } from './compactIndex';
 
-export { CancelledError } from './rebuildIndex';
+export { CancelledError } from '../errors';
 
 export const MAINTENANCE_WORKER_FILE = 'maintenanceWorker.js';
 

@@ -4,7 +4,7 @@
  * thread). One transaction: a rebuild that fails or is cancelled leaves the index as it was.
  */
 import type { Database } from '../db';
-import { ScrollError, errorMessage } from '../errors';
+import { CancelledError, errorMessage } from '../errors';
 import { buildIndexDocument } from '../search/indexText';
 import type { PayloadStore } from './payloadStore';
 
@@ -15,13 +15,6 @@ export interface RebuildOptions {
   onProgress?: (done: number, total: number) => void;
   /** Asked between pages; true rolls the rebuild back with a `CancelledError`. */
   shouldStop?: () => boolean;
-}
-
-/** Someone asked a long operation to stop; nothing it did was kept. */
-export class CancelledError extends ScrollError {
-  constructor(message: string) {
-    super(message, 'CANCELLED');
-  }
 }
 
 export const REBUILD_CANCELLED = 'the search index rebuild was cancelled; the index is as it was before';

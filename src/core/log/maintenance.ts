@@ -11,12 +11,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { CancelledError, DatabaseError, InvalidInputError, PayloadError, ReadonlyLogError, ScrollError } from '../errors';
+import { CancelledError, ReadonlyLogError, ScrollError } from '../errors';
 import type { EventLog } from './eventLog';
 import type { MaintenanceJob } from './maintenanceWorker';
 import { REBUILD_CANCELLED } from './rebuildIndex';
 import type { LogVerification } from './verify';
 import type { CompactResult } from './compactIndex';
+import { fromWorkerError, type WorkerError } from './workerErrors';
 
 export { CancelledError } from '../errors';
 
@@ -131,35 +132,11 @@ function runOnWorker(file: string, job: MaintenanceJob, opts: BackgroundOptions,
       else if (m.type === 'progress') opts.onProgress?.(m.done ?? 0, m.total ?? 0);
       else if (m.type === 'warning') (opts.onWarning ?? log.warn.bind(log))(m.message ?? '');
       else if (m.type === 'done') settle(() => resolve({ ranOn: 'worker', result: m.result }));
-      else if (m.type === 'error') settle(() => (opened ? reject(toError(m.error)) : resolve({ ranOn: 'nowhere' })));
+      else if (m.type === 'error') settle(() => (opened ? reject(fromWorkerError(m.error, 'the maintenance worker failed')) : resolve({ ranOn: 'nowhere' })));
     });
     worker.on('error', (e) => settle(() => (opened ? reject(e) : resolve({ ranOn: 'nowhere' }))));
     worker.on('exit', (code) =>
       settle(() => (opened ? reject(new ScrollError(`the maintenance worker stopped before finishing (exit code ${code})`)) : resolve({ ranOn: 'nowhere' }))),
     );
   });
-}
-
-interface WorkerError {
-  name: string;
-  message: string;
-  code?: unknown;
-}
-
-function toError(e: WorkerError | undefined): Error {
-  const message = e?.message ?? 'the maintenance worker failed';
-  switch (e?.name) {
-    case 'CancelledError':
-      return new CancelledError(message);
-    case 'DatabaseError':
-      return new DatabaseError(message);
-    case 'InvalidInputError':
-      return new InvalidInputError(message);
-    case 'PayloadError':
-      return new PayloadError(message, '');
-    case 'ReadonlyLogError':
-      return new ReadonlyLogError(message);
-    default:
-      return new ScrollError(message, typeof e?.code === 'string' ? e.code : undefined);
-  }
 }

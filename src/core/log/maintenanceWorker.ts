@@ -15,6 +15,7 @@ import { PayloadStore } from './payloadStore';
 import { rebuildSearchIndex } from './rebuildIndex';
 import { compactSearchIndex } from './compactIndex';
 import { verifyLog } from './verify';
+import { toWorkerError } from './workerErrors';
 
 export interface MaintenanceJob {
   task: 'verify' | 'rebuildIndex' | 'compactIndex';
@@ -50,8 +51,7 @@ if (parentPort) {
           });
     port.postMessage({ type: 'done', result });
   } catch (e) {
-    const err = e instanceof Error ? e : new Error(String(e));
-    port.postMessage({ type: 'error', error: { name: err.name, message: err.message, code: (err as { code?: unknown }).code } });
+    port.postMessage({ type: 'error', error: toWorkerError(e) });
   } finally {
     db?.close();
   }

@@ -9,13 +9,9 @@ import { EventPreparer, type PreparerConfig } from './eventPreparer';
 import { PayloadStore } from './payloadStore';
 import { Redactor } from './redaction';
 import type { NewEvent } from '../types';
+import { toWorkerError } from './workerErrors';
 
 type Request = { id: number; events: NewEvent[]; session: string } | { id: number; flush: true };
-
-const toReplyError = (e: unknown) => {
-  const err = e instanceof Error ? e : new Error(String(e));
-  return { name: err.name, message: err.message, code: (err as { code?: unknown }).code };
-};
 
 if (parentPort) {
   const port = parentPort;
@@ -29,7 +25,7 @@ if (parentPort) {
     if ('flush' in req) {
       // Messages are handled in order and each batch's files are flushed right after its reply,
       // so by now every file of every batch before this request is on disk (or syncFailure says why).
-      port.postMessage(syncFailure === undefined ? { id: req.id, flushed: true } : { id: req.id, error: toReplyError(syncFailure) });
+      port.postMessage(syncFailure === undefined ? { id: req.id, flushed: true } : { id: req.id, error: toWorkerError(syncFailure) });
       return;
     }
     let batch;
@@ -37,7 +33,7 @@ if (parentPort) {
       // Payload files are written unsynced and flushed below, after the writer has the batch.
       batch = preparer.prepare(req.events, req.session, true);
     } catch (e) {
-      port.postMessage({ id: req.id, error: toReplyError(e) });
+      port.postMessage({ id: req.id, error: toWorkerError(e) });
       return;
     }
     // The writer needs the rows and the index text only. Copying strings between threads costs

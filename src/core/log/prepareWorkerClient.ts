@@ -6,9 +6,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { InvalidInputError, PayloadError, ScrollError } from '../errors';
+import { ScrollError } from '../errors';
 import type { NewEvent } from '../types';
 import type { PreparedBatch, PreparerConfig } from './eventPreparer';
+import { fromWorkerError, type WorkerError } from './workerErrors';
 
 interface Reply {
   id: number;
@@ -18,7 +19,7 @@ interface Reply {
   batch?: PreparedBatch;
   /** 1 where the document's body is the event's `stored` text (sent once). */
   bodyIsStored?: Uint8Array;
-  error?: { name: string; message: string; code?: unknown };
+  error?: WorkerError;
 }
 
 export const PREPARE_WORKER_FILE = 'prepareWorker.js';
@@ -53,7 +54,7 @@ export class PrepareWorkerClient {
         });
         w.resolve(reply.batch);
       } else {
-        w.reject(rebuildError(reply.error));
+        w.reject(fromWorkerError(reply.error, 'the ingest worker failed'));
       }
     });
     // A crashed worker fails everything it still owes; nothing it prepared was inserted yet.
@@ -113,11 +114,4 @@ export class PrepareWorkerClient {
     this.worker.removeAllListeners('exit');
     await this.worker.terminate();
   }
-}
-
-function rebuildError(e: Reply['error']): Error {
-  const message = e?.message ?? 'the ingest worker failed';
-  if (e?.name === 'InvalidInputError') return new InvalidInputError(message);
-  if (e?.name === 'PayloadError') return new PayloadError(message, '');
-  return new ScrollError(message, typeof e?.code === 'string' ? e.code : undefined);
 }

@@ -11,6 +11,7 @@
 import * as vscode from 'vscode';
 import { COMPACT_ABOVE_SEGMENTS, type CompactResult } from '../core/log/compactIndex';
 import { NoWorkerError, compactIndexInBackground } from '../core/log/maintenance';
+import type { EventLog } from '../core/log/eventLog';
 import type { ScrollServices } from './services';
 
 /** How often the conditions are looked at; how long the log must have been quiet; how far apart runs are. */
@@ -42,28 +43,33 @@ class IndexCompactor implements vscode.Disposable {
 
   private async whenDue(): Promise<void> {
     const now = Date.now();
-    if (this.running || this.unavailable || !this.services.logIsOpen || !this.services.trusted) return;
+    if (this.running || this.unavailable || !this.services.logIsOpen) return;
     if (now - this.lastChange < QUIET_MS || now - this.lastRun < MIN_GAP_MS) return;
+    const log = this.writableLog();
     try {
-      const log = this.services.existingLog();
-      if (!log || log.readonly || log.indexSegments() <= COMPACT_ABOVE_SEGMENTS) return;
+      if (!log || log.indexSegments() <= COMPACT_ABOVE_SEGMENTS) return;
     } catch {
-      return; // the log cannot be read now; searches will say so
+      return; // the index cannot be read now; searches will say so
     }
     await this.compactNow();
+  }
+
+  /** The workspace log when this window may write to it; undefined otherwise (or when it cannot be opened). */
+  private writableLog(): EventLog | undefined {
+    if (!this.services.trusted) return undefined;
+    try {
+      const log = this.services.existingLog();
+      return log && !log.readonly ? log : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Compacts now (one run at a time); undefined when it cannot run here or was stopped. */
   compactNow(): Promise<CompactResult | undefined> {
     if (this.running) return this.running;
-    if (!this.services.trusted) return Promise.resolve(undefined);
-    let log;
-    try {
-      log = this.services.existingLog();
-    } catch {
-      return Promise.resolve(undefined);
-    }
-    if (!log || log.readonly) return Promise.resolve(undefined);
+    const log = this.writableLog();
+    if (!log) return Promise.resolve(undefined);
     this.lastRun = Date.now();
     this.running = compactIndexInBackground(log, { signal: this.stop.signal, workerOnly: true })
       .catch((e: unknown) => {

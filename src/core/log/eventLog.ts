@@ -476,7 +476,7 @@ export class EventLog {
    * the log's) hears of each event indexed from its preview only. Returns the number of events indexed.
    */
   rebuildIndex(opts: RebuildOptions = {}): number {
-    if (this.readonly || !this.insertFts) throw new ReadonlyLogError();
+    if (this.readonly) throw new ReadonlyLogError();
     const indexed = rebuildSearchIndex(this.db, this.payloads, { ...opts, onWarning: opts.onWarning ?? this.onWarning });
     this.indexChanged();
     return indexed;

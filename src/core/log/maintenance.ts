@@ -1,7 +1,7 @@
 /**
- * The full check and the index rebuild without blocking the caller's thread: at 10M tokens the
- * check takes about a second and the rebuild about five, which in the editor would freeze every
- * extension and the chat for that long. They run on a worker thread with its own connection
+ * The full check, the index rebuild and the index compaction without blocking the caller's thread:
+ * at 10M tokens the check takes about a second and the rebuild about five, which in the editor
+ * would freeze every extension and the chat for that long. They run on a worker thread with its own connection
  * (maintenanceWorker.ts). Where no worker can run (the worker file is not beside this bundle,
  * worker threads or the driver unavailable there), they run on this thread with the same result.
  *

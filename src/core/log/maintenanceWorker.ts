@@ -1,5 +1,5 @@
 /**
- * Worker-thread entry for the long maintenance jobs (full check, index rebuild), so the thread
+ * Worker-thread entry for the long maintenance jobs (full check, index rebuild, compaction), so the thread
  * that asked — the editor's extension host — stays responsive. The worker opens its own connection
  * to the log (read-only for the check) and never repairs or moves the file: opening for writing
  * and recovery stay with the EventLog that the caller already has. Loaded by maintenance.ts from

@@ -183,23 +183,22 @@ for (const target of sizes) {
     oursSearch(q);
     plainSearch(q);
   }
-  const oursMs = [];
-  const plainMs = [];
-  const oursWall = [];
-  const plainWall = [];
-  let oursHits = 0;
-  let plainHits = 0;
-  // Interleaved so both see the same machine load.
-  for (const q of queries) {
-    const [a, ha, aw] = timeIt(() => oursSearch(q));
-    const [b, hb, bw] = timeIt(() => plainSearch(q));
-    oursMs.push(a);
-    plainMs.push(b);
-    oursWall.push(aw);
-    plainWall.push(bw);
-    oursHits += ha.length;
-    plainHits += hb.length;
-  }
+  /** Every query on both sides, interleaved so both see the same machine load: CPU and wall ms, hits. */
+  const interleaved = () => {
+    const r = { oursMs: [], plainMs: [], oursWall: [], plainWall: [], oursHits: 0, plainHits: 0 };
+    for (const q of queries) {
+      const [a, ha, aw] = timeIt(() => oursSearch(q));
+      const [b, hb, bw] = timeIt(() => plainSearch(q));
+      r.oursMs.push(a);
+      r.plainMs.push(b);
+      r.oursWall.push(aw);
+      r.plainWall.push(bw);
+      r.oursHits += ha.length;
+      r.plainHits += hb.length;
+    }
+    return r;
+  };
+  const { oursMs, plainMs, oursWall, plainWall, oursHits, plainHits } = interleaved();
 
   // Where our time goes. The pass above is cold for our per-term caches (document frequencies are
   // cached until the log grows, which in real use is after nearly every turn). A second pass is
@@ -214,12 +213,7 @@ for (const target of sizes) {
   const segmentsAppended = log.indexSegments();
   const [compactMs, compacted] = timeIt(() => log.compactIndex());
   log.indexChanged();
-  const compactedMs = [];
-  const plainAgainMs = [];
-  for (const q of queries) {
-    compactedMs.push(timeIt(() => oursSearch(q))[0]);
-    plainAgainMs.push(timeIt(() => plainSearch(q))[0]);
-  }
+  const { oursMs: compactedMs, plainMs: plainAgainMs } = interleaved();
 
   // --- expand --------------------------------------------------------------------------------
   const maxSeq = log.maxSeq();

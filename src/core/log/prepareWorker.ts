@@ -18,14 +18,16 @@ if (parentPort) {
   const config = workerData as PreparerConfig;
   const payloads = new PayloadStore(config.payloadDir);
   const preparer = new EventPreparer(new Redactor(config.redaction), payloads, config.payloadThreshold);
-  // The first payload file that could not be flushed; every later flush request reports it, so
-  // the commit fails and no event points at a payload that may not be on disk.
-  let syncFailure: unknown;
   port.on('message', (req: Request) => {
     if ('flush' in req) {
-      // Messages are handled in order and each batch's files are flushed right after its reply,
-      // so by now every file of every batch before this request is on disk (or syncFailure says why).
-      port.postMessage(syncFailure === undefined ? { id: req.id, flushed: true } : { id: req.id, error: toWorkerError(syncFailure) });
+      // Each batch's files are queued for flushing right after its reply, and the queue flushes
+      // in order: once it has drained this far, every file of every earlier batch is on disk. A
+      // file that could not be flushed fails this and every later request, so the commit fails
+      // and no event points at a payload that may not be on disk.
+      payloads.syncPendingInOrder().then(
+        () => port.postMessage({ id: req.id, flushed: true }),
+        (e: unknown) => port.postMessage({ id: req.id, error: toWorkerError(e) }),
+      );
       return;
     }
     let batch;
@@ -49,13 +51,8 @@ if (parentPort) {
       }
     });
     port.postMessage({ id: req.id, batch, bodyIsStored });
-    // While the writer inserts this batch, its payload files go to disk on this thread.
-    if (syncFailure === undefined) {
-      try {
-        payloads.syncPendingNow();
-      } catch (e) {
-        syncFailure = e;
-      }
-    }
+    // While the writer inserts this batch, its payload files go to disk off this thread, which
+    // goes on with the next batch. The flush request above reports a failure.
+    payloads.syncPendingInOrder().catch(() => undefined);
   });
 }

@@ -110,28 +110,47 @@ test('syncSoon: a flush started early is awaited by syncPending; dropPending for
   }
 });
 
-test('syncPendingNow: flushes deferred files on this thread; a file it cannot flush is a PayloadError naming it', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'scroll-sync-now-'));
+test('syncPendingInOrder: flushes deferred files one after another, after earlier calls; a failure fails this and every later call', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-sync-in-order-'));
+  const flushed = watchAsyncFlushes();
   try {
     const store = new PayloadStore(dir);
     const a = store.put('x'.repeat(10_000), { deferSync: true }).handle;
     const b = store.put('y'.repeat(10_000), { deferSync: true }).handle;
-    rmSync(store.pathFor(b));
-    assert.throws(
-      () => store.syncPendingNow(),
-      (e: unknown) => e instanceof PayloadError && e.handle === b && /cannot flush payload [0-9a-f]{64} to disk/.test(e.message),
-    );
-    // a was flushed before b failed and is no longer pending; b stays pending until dropped.
-    store.put('y'.repeat(10_000), { deferSync: true }); // written again
-    store.syncPendingNow();
+    const first = store.syncPendingInOrder();
+    const c = store.put('z'.repeat(10_000), { deferSync: true }).handle;
+    await store.syncPendingInOrder(); // resolves after the first call's files too
+    assert.deepEqual(flushed.paths, [a, b, c].map((h) => store.pathFor(h)));
+    await first;
+    await store.syncPendingInOrder(); // nothing new: nothing flushed again
+    assert.equal(flushed.paths.length, 3);
+
+    const d = store.put('w'.repeat(10_000), { deferSync: true }).handle;
+    rmSync(store.pathFor(d));
+    const isFlushError = (e: unknown) => e instanceof PayloadError && e.handle === d && /cannot flush payload [0-9a-f]{64} to disk/.test(e.message);
+    await assert.rejects(store.syncPendingInOrder(), isFlushError);
+    store.put('v'.repeat(10_000), { deferSync: true });
+    await assert.rejects(store.syncPendingInOrder(), isFlushError);
     assert.equal(store.read(a), 'x'.repeat(10_000));
-    assert.equal(store.read(b), 'y'.repeat(10_000));
   } finally {
+    flushed.restore();
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test('a payload already on disk (e.g. left unflushed by a rolled-back bulk append) is flushed again when an event points at it', () => {
+/** Records the files PayloadStore opens to flush on the thread pool (it calls fs.promises.open through the module object). */
+function watchAsyncFlushes(): { paths: string[]; restore: () => void } {
+  const fsp = (require('node:fs') as typeof import('node:fs')).promises;
+  const realOpen = fsp.open;
+  const paths: string[] = [];
+  fsp.open = ((p: string, ...rest: unknown[]) => {
+    paths.push(String(p));
+    return (realOpen as (...a: unknown[]) => ReturnType<typeof realOpen>)(p, ...rest);
+  }) as typeof fsp.open;
+  return { paths, restore: () => { fsp.open = realOpen; } };
+}
+
+test('a payload already on disk (e.g. left unflushed by a rolled-back bulk append) is flushed again when an event points at it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'scroll-dedupe-sync-'));
   // Watch fsync in this process: PayloadStore calls fs.fsyncSync through the module object.
   const nodeFs = require('node:fs') as typeof import('node:fs');
@@ -161,8 +180,13 @@ test('a payload already on disk (e.g. left unflushed by a rolled-back bulk appen
     fsynced.length = 0;
     store.put(content, { deferSync: true });
     assert.deepEqual(fsynced, []);
-    store.syncPendingNow();
-    assert.deepEqual(fsynced, [store.pathFor(handle)]);
+    const flushed = watchAsyncFlushes();
+    try {
+      await store.syncPendingInOrder();
+    } finally {
+      flushed.restore();
+    }
+    assert.deepEqual(flushed.paths, [store.pathFor(handle)]);
   } finally {
     nodeFs.openSync = realOpen;
     nodeFs.fsyncSync = realFsync;

@@ -11,17 +11,29 @@ import { PayloadStore } from '../../../src/core/log/payloadStore';
 
 const REAL_WORKER = join(__dirname, '..', '..', '..', 'src', 'core', 'log', PREPARE_WORKER_FILE);
 
-/** Writes a wrapper worker into dir: records each fsynced path in `log`, or fails every fsync. */
+/**
+ * Writes a wrapper worker into dir: records each fsynced path in `log`, or fails every fsync. The
+ * worker flushes on the thread pool (fs.promises: FileHandle.sync); fsyncSync is watched as well,
+ * so the test does not depend on which of the two it uses.
+ */
 function fakeFsyncWorker(dir: string, mode: 'record' | 'fail', log: string): void {
   writeFileSync(
     join(dir, PREPARE_WORKER_FILE),
     `const fs = require('node:fs');
+const mode = ${JSON.stringify(mode)};
+const refuse = () => { const e = new Error('EIO: i/o error, fsync'); e.code = 'EIO'; return e; };
+const record = (p) => fs.appendFileSync(${JSON.stringify(log)}, p + '\\n');
 const paths = new Map();
 const open = fs.openSync;
+const fsync = fs.fsyncSync;
 fs.openSync = (p, ...rest) => { const fd = open(p, ...rest); paths.set(fd, String(p)); return fd; };
-fs.fsyncSync = (fd) => {
-  if (${JSON.stringify(mode)} === 'fail') { const e = new Error('EIO: i/o error, fsync'); e.code = 'EIO'; throw e; }
-  fs.appendFileSync(${JSON.stringify(log)}, paths.get(fd) + '\\n');
+fs.fsyncSync = (fd) => { if (mode === 'fail') throw refuse(); fsync(fd); record(paths.get(fd)); };
+const openAsync = fs.promises.open;
+fs.promises.open = async (p, ...rest) => {
+  const handle = await openAsync(p, ...rest);
+  const sync = handle.sync.bind(handle);
+  handle.sync = async () => { if (mode === 'fail') throw refuse(); await sync(); record(String(p)); };
+  return handle;
 };
 require(${JSON.stringify(REAL_WORKER)});
 `,

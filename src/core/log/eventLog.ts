@@ -662,11 +662,21 @@ function migrate(db: Database, path: string): void {
 /**
  * FTS5 keeps its settings in the index's own config table, shared by every connection. Written
  * only when it differs (a log made before the setting existed), so an open normally only reads.
+ * The setting is only a speed-up, so the open never waits for the write lock to write it (another
+ * process may hold it through a long ingest or rebuild): the next open tries again.
  */
 function configureIndex(db: Database): void {
   const row = db.prepare("SELECT v FROM events_fts_config WHERE k = 'hashsize'").get() as { v: unknown } | undefined;
   if (Number(row?.v) === INDEX_BUFFER_BYTES) return;
-  db.exec(`INSERT INTO events_fts(events_fts, rank) VALUES('hashsize', ${INDEX_BUFFER_BYTES})`);
+  const wait = Number((db.prepare('PRAGMA busy_timeout').get() as { timeout: number }).timeout);
+  db.exec('PRAGMA busy_timeout = 0');
+  try {
+    db.exec(`INSERT INTO events_fts(events_fts, rank) VALUES('hashsize', ${INDEX_BUFFER_BYTES})`);
+  } catch (e) {
+    if (!isBusyError(e)) throw e;
+  } finally {
+    db.exec(`PRAGMA busy_timeout = ${wait}`);
+  }
 }
 
 /** Renames the database and its -wal/-shm to `<path>.corrupt-<time>[-wal|-shm]`; returns the new db name. */

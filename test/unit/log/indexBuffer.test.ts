@@ -42,6 +42,7 @@ test('a log opened for writing sets the index buffer; an older log gets it on it
   // A log made before the setting existed: the schema as migrations leave it, FTS5's default buffer.
   const older = join(dir, 'older.db');
   const raw = openDatabase(older);
+  raw.exec('PRAGMA journal_mode = WAL');
   for (const m of MIGRATIONS) raw.exec(m.sql);
   raw.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
   raw.exec("INSERT INTO scroll_meta(key, value) VALUES ('schema_version', '1')");
@@ -54,6 +55,22 @@ test('a log opened for writing sets the index buffer; an older log gets it on it
   assert.equal(reader.search('parser').hits.length, 1);
   reader.close();
   assert.equal(bufferSetting(older), undefined, 'a read-only open writes nothing');
+
+  // Another process holds the write lock (a long ingest): the open neither waits nor fails.
+  const other = openDatabase(older);
+  other.begin();
+  try {
+    const started = Date.now();
+    const busy = EventLog.open({ path: older });
+    assert.ok(Date.now() - started < 2000, 'the open did not wait out busy_timeout');
+    assert.equal(busy.search('parser').hits.length, 1);
+    assert.equal(Number((busy.database.prepare('PRAGMA busy_timeout').get() as { timeout: number }).timeout), 5000, 'busy_timeout restored');
+    busy.close();
+  } finally {
+    other.rollback();
+    other.close();
+  }
+  assert.equal(bufferSetting(older), undefined);
 
   const writer = EventLog.open({ path: older });
   assert.equal(writer.search('parser').hits.length, 1);

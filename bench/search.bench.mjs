@@ -120,12 +120,12 @@ for (const target of sizes) {
     const inFlight = [];
     for (let i = 0; i < events.length; i += BATCH) {
       inFlight.push(bulk.submit(events.slice(i, i + BATCH)));
-      if (inFlight.length > 2) await inFlight.shift();
+      if (inFlight.length > 4) await inFlight.shift(); // as scroll ingest (IN_FLIGHT)
     }
     for (const p of inFlight) await p;
     await bulk.commit(); // includes syncing the payload files
     bulkRuns.ours.push([performance.now() - t, cpuMs(process.cpuUsage(c))]);
-    preparedOn = bulk.preparedOn;
+    preparedOn = `${bulk.preparedOn}: ${bulk.prepared.worker} batches there, ${bulk.prepared.here} here`;
     if (blog.maxSeq() !== events.length) throw new Error(`bulk ingest stored ${blog.maxSeq()} of ${events.length} events`);
     blog.close();
   };

@@ -7,8 +7,11 @@ import { readJsonLines } from '../jsonl';
 
 /** Events per batch: large enough to amortise per-batch cost, small enough to pipeline. */
 const BATCH = 1000;
-/** Batches submitted but not yet inserted: one being inserted, the next being prepared. */
-const IN_FLIGHT = 2;
+/**
+ * Batches submitted but not yet inserted, beyond the one inserting: two held by the worker, and
+ * two more that this thread prepares itself when their turn comes before the worker reaches them.
+ */
+const IN_FLIGHT = 4;
 
 export const command: Command = {
   name: 'ingest',

@@ -6,6 +6,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, statS
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { openDatabase, isBusyError, isCorruptionError, type Database, type DriverChoice, type Statement } from '../db';
 import { DatabaseError, InvalidInputError, ReadonlyLogError, errorMessage } from '../errors';
 import type { LogEvent, LogStats, NewEvent, SearchOptions, SearchResult, SessionInfo } from '../types';
@@ -50,11 +51,30 @@ export interface BulkAppend {
   submit(events: NewEvent[]): Promise<number[]>;
   /** Where submitted batches are prepared: a worker thread, or this thread when none could start. */
   readonly preparedOn: 'worker' | 'this thread' | 'nothing submitted yet';
+  /**
+   * Submitted batches prepared so far, by where: the first is prepared here, and so is any batch
+   * whose turn to insert comes while the worker has not reached it (the worker is the slower side).
+   */
+  readonly prepared: { worker: number; here: number };
   /** Flushes the payload files written meanwhile, then commits. */
   commit(): Promise<void>;
   /** Discards everything appended since `beginBulk()`. Safe to call after a failed commit. */
   rollback(): void;
 }
+
+/** A submitted batch on its way to insertion (beginBulk). */
+interface BulkJob {
+  events: NewEvent[];
+  session: string;
+  prepared: Promise<PreparedBatch>;
+  settle(batch: PreparedBatch | Error): void;
+  settled: boolean;
+  /** Prepared by the worker, which flushes its payload files itself. */
+  onWorker: boolean;
+}
+
+/** Batches the ingest worker holds at once: the one it prepares and the next. */
+const AT_WORKER = 2;
 
 interface EventRow {
   seq: number;
@@ -251,8 +271,9 @@ export class EventLog {
    * one transaction that `commit()` makes durable and `rollback()` discards, so a failure midway
    * leaves the log as it was. Holds the write lock until then: other writers wait.
    * `worker`: prepare submitted batches on a worker thread (default: when there is more than one core).
+   * `workerDir`: where the worker file is (default: beside this module; tests pass a wrapper).
    */
-  beginBulk(opts: { worker?: boolean } = {}): BulkAppend {
+  beginBulk(opts: { worker?: boolean; workerDir?: string } = {}): BulkAppend {
     if (this.readonly) throw new ReadonlyLogError();
     this.db.begin();
     this.inBulk = true;
@@ -272,6 +293,57 @@ export class EventLog {
     const ensureOpen = () => {
       if (!accepting) throw new InvalidInputError('this bulk append is already committed or rolled back');
     };
+    // Batches not yet being prepared, in submission order. The worker is given the earliest of
+    // them whenever it holds fewer than AT_WORKER (so it never waits for this thread's event loop,
+    // which is blocked while a batch inserts); a batch due for insertion whose turn the worker has
+    // not reached is prepared here instead.
+    const waiting: BulkJob[] = [];
+    let atWorker = 0;
+    const counts = { worker: 0, here: 0 };
+    const newJob = (events: NewEvent[], session: string): BulkJob => {
+      const job = { events, session, settled: false, onWorker: false } as BulkJob;
+      job.prepared = new Promise<PreparedBatch>((ok, fail) => {
+        job.settle = (batch) => {
+          if (job.settled) return;
+          job.settled = true;
+          if (batch instanceof Error) fail(batch);
+          else ok(batch);
+        };
+      });
+      job.prepared.catch(() => undefined); // handled in order, by the insert that awaits it
+      return job;
+    };
+    const prepareHere = (job: BulkJob) => {
+      const at = waiting.indexOf(job);
+      if (at >= 0) waiting.splice(at, 1);
+      counts.here++;
+      try {
+        job.settle(this.preparer.prepare(job.events, job.session, true));
+      } catch (e) {
+        job.settle(e instanceof Error ? e : new Error(String(e)));
+      }
+    };
+    const dispatch = () => {
+      while (worker && atWorker < AT_WORKER && waiting.length > 0) {
+        const job = waiting.shift()!;
+        atWorker++;
+        worker.prepare(job.events, job.session).then(
+          (batch) => {
+            counts.worker++;
+            job.onWorker = true;
+            job.settle(batch);
+          },
+          (e: unknown) => {
+            // Values a thread cannot receive (a function in meta) are prepared here, as appendMany would.
+            if (e instanceof NotTransferableError) prepareHere(job);
+            else job.settle(e instanceof Error ? e : new Error(String(e)));
+          },
+        ).finally(() => {
+          atWorker--;
+          dispatch();
+        });
+      }
+    };
     const finish = () => {
       open = false;
       this.inBulk = false;
@@ -284,6 +356,7 @@ export class EventLog {
       this.db.rollback();
     };
     return {
+      prepared: counts,
       get preparedOn() {
         return !submitted ? 'nothing submitted yet' : usedWorker ? 'worker' : 'this thread';
       },
@@ -294,43 +367,41 @@ export class EventLog {
       },
       submit: (events) => {
         ensureOpen();
-        const session = this.session;
-        const inThread = () => Promise.resolve().then(() => this.preparer.prepare(events, session, true));
+        const job = newJob(events, this.session);
         // The first batch is prepared here: a bulk append of one batch never pays for a worker,
         // and nothing could be inserted before that batch anyway. The worker boots for the second,
         // while the first is inserted.
         if (submitted && !workerTried) {
           workerTried = true;
-          worker = PrepareWorkerClient.start(this.preparerConfig);
+          worker = PrepareWorkerClient.start(this.preparerConfig, opts.workerDir);
           usedWorker = worker !== undefined;
         }
-        // The worker flushes the payload files of the batches it prepares (commit() asks it to
-        // confirm); those of a batch prepared here are flushed on the thread pool from its insert on.
-        let flushHere = true;
-        const prepared: Promise<PreparedBatch> =
-          submitted && worker
-            ? worker.prepare(events, session).then(
-              (batch) => {
-                flushHere = false;
-                return batch;
-              },
-              (e: unknown) => {
-                // Values a thread cannot receive (a function in meta) are prepared here, as appendMany would.
-                if (e instanceof NotTransferableError) return inThread();
-                throw e;
-              },
-            )
-            : inThread();
+        if (!submitted || !worker) void Promise.resolve().then(() => prepareHere(job));
+        else {
+          waiting.push(job);
+          dispatch();
+        }
         submitted = true;
-        prepared.catch(() => undefined); // handled below, in order; never an unhandled rejection
         inFlight++;
         const done = tail.then(async () => {
           if (failure !== undefined) throw failure;
-          const batch = await prepared;
           // A rollback meanwhile ended the transaction: inserting now would autocommit.
-          if (!open) throw new InvalidInputError('this bulk append was rolled back');
-          // Flushing its payload files starts now, beside the inserts; commit() waits for it.
-          if (flushHere) for (const p of batch.events) if (p.payload) this.payloads.syncSoon(p.payload);
+          const rolledBack = () => new InvalidInputError('this bulk append was rolled back');
+          if (!open) throw rolledBack();
+          // While this batch is still on the worker, prepare the next waiting ones here instead of
+          // idling: on two cores the worker is often the slower side (see ARCHITECTURE.md). The
+          // worker's replies arrive as messages, so the event loop turns before each check.
+          for (;;) {
+            if (!job.settled) await yieldToEventLoop();
+            if (!open) throw rolledBack();
+            if (job.settled || waiting.length === 0) break;
+            prepareHere(waiting[0]); // the earliest waiting batch: this one, once its turn comes
+          }
+          const batch = await job.prepared;
+          if (!open) throw rolledBack();
+          // Flushing its payload files starts now, beside the inserts; commit() waits for it. The
+          // worker flushes the files of the batches it prepared (commit() asks it to confirm).
+          if (!job.onWorker) for (const p of batch.events) if (p.payload) this.payloads.syncSoon(p.payload);
           return this.insertRows(batch);
         });
         tail = done.then(

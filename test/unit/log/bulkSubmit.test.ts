@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../../src/core/errors';
 import { EventLog } from '../../../src/core/log/eventLog';
-import { PrepareWorkerClient } from '../../../src/core/log/prepareWorkerClient';
+import { PREPARE_WORKER_FILE, PrepareWorkerClient } from '../../../src/core/log/prepareWorkerClient';
 import type { NewEvent } from '../../../src/core/types';
 
 const SECRET = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
@@ -60,6 +60,40 @@ test('submit: batches (after the first, on a worker) land in order, identical to
     assert.ok(written.some((f) => f.includes('payloads')), 'payload files were written');
     for (const f of written) assert.ok(!readFileSync(f).includes(SECRET), `${f} holds the secret`);
     assert.equal(log.verify().ok, true);
+    ref.close();
+    log.close();
+  });
+});
+
+test('submit: while the worker lags, batches whose turn comes are prepared here; the log is the same', async () => {
+  await withDir(async (dir) => {
+    // The real worker, each reply held back 150 ms: slower than inserting a batch here.
+    const REAL_WORKER = join(__dirname, '..', '..', '..', 'src', 'core', 'log', PREPARE_WORKER_FILE);
+    writeFileSync(
+      join(dir, PREPARE_WORKER_FILE),
+      `const { parentPort } = require('node:worker_threads');
+const post = parentPort.postMessage.bind(parentPort);
+parentPort.postMessage = (m) => setTimeout(() => post(m), 150);
+require(${JSON.stringify(REAL_WORKER)});
+`,
+    );
+    const events = history(1200);
+    const ref = EventLog.open({ path: join(dir, 'ref', 'scroll.db') });
+    ref.appendMany(events);
+
+    const log = EventLog.open({ path: join(dir, 'sub', 'scroll.db') });
+    const bulk = log.beginBulk({ worker: true, workerDir: dir });
+    const pending: Promise<number[]>[] = [];
+    for (let i = 0; i < events.length; i += 150) pending.push(bulk.submit(events.slice(i, i + 150)));
+    const seqs = (await Promise.all(pending)).flat();
+    await bulk.commit();
+    assert.equal(bulk.preparedOn, 'worker');
+    assert.equal(bulk.prepared.worker + bulk.prepared.here, 8);
+    assert.ok(bulk.prepared.worker >= 1, JSON.stringify(bulk.prepared));
+    assert.ok(bulk.prepared.here >= 2, `batches after the first were prepared here: ${JSON.stringify(bulk.prepared)}`);
+    assert.deepEqual(seqs, Array.from({ length: 1200 }, (_, i) => i + 1));
+    assert.deepEqual(dump(log), dump(ref));
+    assert.equal(log.verify().ok, true, 'every payload file, from either thread, is there and intact');
     ref.close();
     log.close();
   });

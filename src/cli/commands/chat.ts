@@ -13,8 +13,8 @@ import { errorMessage } from '../../core/errors';
 import { LoggedKernel } from '../../core/kernel/loggedKernel';
 import { SubprocessKernel } from '../../core/kernel/subprocessKernel';
 import type { Kernel } from '../../core/kernel/kernel';
-import { EventLog } from '../../core/log/eventLog';
 import { intOption, stringOption, UsageError, writeJson, type Command, type CommandContext } from '../command';
+import { openForWriting } from '../openLog';
 
 const USAGE = `usage: scroll chat --model-url URL --model NAME [options]
 
@@ -90,7 +90,7 @@ async function run(ctx: CommandContext): Promise<number> {
   }
 
   const session = stringOption(values, 'session') ?? newSessionId();
-  const log = EventLog.open({ path: ctx.dbPath, session, onWarning: (m) => io.stderr(`scroll: ${m}\n`) });
+  const log = openForWriting(ctx, { session });
   let kernel: SubprocessKernel | null = null;
   const abort = new AbortController();
   const onSigint = () => abort.abort();

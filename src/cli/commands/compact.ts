@@ -1,5 +1,5 @@
-import { EventLog } from '../../core/log/eventLog';
 import { UsageError, writeJson, type Command } from '../command';
+import { openForWriting } from '../openLog';
 
 export const command: Command = {
   name: 'compact',
@@ -13,7 +13,7 @@ events, and every search result. Prints {"segmentsBefore", "segmentsAfter", "ste
   options: {},
   run(ctx) {
     if (ctx.positionals.length) throw new UsageError('compact takes no arguments');
-    const log = EventLog.open({ path: ctx.dbPath, onWarning: (m) => ctx.io.stderr(`scroll: ${m}\n`) });
+    const log = openForWriting(ctx);
     try {
       const started = Date.now();
       const r = log.compactIndex();

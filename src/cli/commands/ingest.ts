@@ -1,9 +1,10 @@
-import { EventLog, type BulkAppend } from '../../core/log/eventLog';
+import type { BulkAppend } from '../../core/log/eventLog';
 import { InvalidInputError } from '../../core/errors';
 import type { NewEvent } from '../../core/types';
 import { UsageError, stringOption, writeJson, type Command } from '../command';
 import { jsonToNewEvent } from '../eventJson';
 import { readJsonLines } from '../jsonl';
+import { openForWriting } from '../openLog';
 
 /** Events per batch: large enough to amortise per-batch cost, small enough to pipeline. */
 const BATCH = 1000;
@@ -36,11 +37,9 @@ Prints {"appended", "first_seq", "last_seq"}.
     const lines = readJsonLines(source, ctx.io.stdin, label);
     // Read the first line before opening the log: a missing or unreadable file creates nothing.
     const firstLine = await lines.next();
-    const log = EventLog.open({
-      path: ctx.dbPath,
+    const log = openForWriting(ctx, {
       session: stringOption(ctx.values, 'session'),
       redact: ctx.values['no-redact'] !== true,
-      onWarning: (m) => ctx.io.stderr(`scroll: ${m}\n`),
     });
     let bulk: BulkAppend | undefined;
     try {

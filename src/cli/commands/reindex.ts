@@ -1,5 +1,5 @@
-import { EventLog } from '../../core/log/eventLog';
 import { UsageError, writeJson, type Command } from '../command';
+import { openForWriting } from '../openLog';
 
 export const command: Command = {
   name: 'reindex',
@@ -11,7 +11,7 @@ events themselves are not touched. Prints {"events", "ms"}.`,
   options: {},
   run(ctx) {
     if (ctx.positionals.length) throw new UsageError('reindex takes no arguments');
-    const log = EventLog.open({ path: ctx.dbPath, onWarning: (m) => ctx.io.stderr(`scroll: ${m}\n`) });
+    const log = openForWriting(ctx);
     try {
       const started = Date.now();
       const events = log.rebuildIndex();

@@ -70,24 +70,22 @@ export function compoundParts(text: string): string {
     for (let j = start; j < end; j++) h = Math.imul(h ^ text.charCodeAt(j), 0x01000193);
     let slot = h & SLOT_MASK;
     let id = -1;
-    for (let s = slots[slot]; s !== 0; s = slots[(slot = (slot + 1) & SLOT_MASK)]) {
+    for (let s = slots[2 * slot + 1]; s !== 0; s = slots[2 * (slot = (slot + 1) & SLOT_MASK) + 1]) {
       const k = s - 1;
-      if (keyHash[k] === h && sameAt(splitKeys[k], len, text, start)) {
+      if (slots[2 * slot] === h && keyLength[k] === len && sameAt(keyStart[k], len, text, start)) {
         id = k;
         break;
       }
     }
     if (id < 0) {
-      if (splitKeys.length >= MAX_MEMO) {
+      if (memoSize >= MAX_MEMO) {
         forgetSplits();
         slot = h & SLOT_MASK;
       }
-      const token = text.slice(start, end);
-      id = splitKeys.length;
-      splitKeys.push(token);
-      splitParts.push(splitIdentifier(token));
-      keyHash[id] = h;
-      slots[slot] = id + 1;
+      id = memoSize++;
+      splitParts[id] = splitIdentifier(remember(id, text, start, len));
+      slots[2 * slot] = h;
+      slots[2 * slot + 1] = id + 1;
     } else if (listedIn[id] === doc) continue;
     // The memo also says whether this document listed the identifier already.
     listedIn[id] = doc;
@@ -99,35 +97,62 @@ export function compoundParts(text: string): string {
 
 const COMPOUND_SCAN = new RegExp(COMPOUND_SIGNAL.source, 'g');
 
-/** True when `text` holds `key` (of length `len`) at `at`. A loop: `startsWith(key, at)` cost 5× more here. */
-function sameAt(key: string, len: number, text: string, at: number): boolean {
-  if (key.length !== len) return false;
-  for (let i = 0; i < len; i++) if (key.charCodeAt(i) !== text.charCodeAt(at + i)) return false;
+/**
+ * True when `text` holds the remembered identifier at `from` (of length `len`) at `at`. Reads the
+ * byte pool: remembered identifiers kept as strings were mostly slices of their document, and
+ * comparing against them (an indirection and a cache miss per key) was half of this function.
+ */
+function sameAt(from: number, len: number, text: string, at: number): boolean {
+  for (let i = 0; i < len; i++) if (keyChars[from + i] !== text.charCodeAt(at + i)) return false;
   return true;
 }
 
 /**
  * Identifiers recur across events (Zipf), so their split form is memoised: an id per identifier
- * (found by an FNV-1a hash of the token's characters read in place), its text, its parts, and the
- * number of the last document that listed it (each document lists an identifier's parts once).
- * Typed arrays and plain arrays instead of an object per entry: fewer cache misses on a path that
- * runs for every identifier of every append.
+ * (found by an FNV-1a hash of the token's characters read in place), its characters, its parts,
+ * and the number of the last document that listed it (each document lists an identifier's parts
+ * once). Typed arrays instead of an object or a string per entry: fewer cache misses on a path that
+ * runs for every identifier of every append, and no entry keeps a slice of its document alive.
+ * Identifiers are ASCII (token characters are [A-Za-z0-9_]), so a byte per character.
  */
 const MAX_MEMO = 100_000;
-/** Open addressing, linear probing: id + 1 per slot (0 = empty), at most 100k of 262k slots used. */
+/**
+ * Open addressing, linear probing, at most 100k of 262k slots used. A slot is two numbers side by
+ * side, the identifier's hash and its id + 1 (0 = empty), so a probe reads one cache line.
+ */
 const SLOT_MASK = (1 << 18) - 1;
-const slots = new Int32Array(SLOT_MASK + 1);
-const splitKeys: string[] = [];
-const keyHash = new Int32Array(MAX_MEMO);
+const slots = new Int32Array(2 * (SLOT_MASK + 1));
+const keyStart = new Int32Array(MAX_MEMO);
+const keyLength = new Uint8Array(MAX_MEMO); // at most MAX_IDENTIFIER_LENGTH
+/** Characters of every remembered identifier, back to back; grows up to MAX_MEMO * MAX_IDENTIFIER_LENGTH. */
+let keyChars = new Uint8Array(1 << 20);
+let keyCharsUsed = 0;
 const splitParts: (string | null)[] = [];
 const listedIn = new Int32Array(MAX_MEMO);
+let memoSize = 0;
 let docStamp = 0;
+
+/** Copies an identifier into the pool as entry `id`; returns it as a string of its own (not a slice of `text`). */
+function remember(id: number, text: string, at: number, len: number): string {
+  if (keyCharsUsed + len > keyChars.length) {
+    const grown = new Uint8Array(keyChars.length * 2);
+    grown.set(keyChars.subarray(0, keyCharsUsed));
+    keyChars = grown;
+  }
+  const from = keyCharsUsed;
+  for (let i = 0; i < len; i++) keyChars[from + i] = text.charCodeAt(at + i);
+  keyCharsUsed += len;
+  keyStart[id] = from;
+  keyLength[id] = len;
+  return String.fromCharCode.apply(null, keyChars.subarray(from, from + len) as unknown as number[]);
+}
 
 function forgetSplits(): void {
   slots.fill(0);
-  splitKeys.length = 0;
   splitParts.length = 0;
   listedIn.fill(0);
+  memoSize = 0;
+  keyCharsUsed = 0;
 }
 
 /** `getHTTPServer_v2` → `get http server v2` (null when over MAX_PARTS parts). */

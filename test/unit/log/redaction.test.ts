@@ -79,6 +79,27 @@ test('redaction can be switched off and extended with extra patterns', () => {
   assert.deepEqual(r.redactValue({ a: [secret, 1, null], b: { c: secret } }), { a: ['[REDACTED:aws_access_key]', 1, null], b: { c: '[REDACTED:aws_access_key]' } });
 });
 
+test('the one-scan pre-test skips exactly the texts no rule would touch', () => {
+  const fast = new Redactor();
+  // An extra rule without trigger words turns the pre-test off: every rule runs its own pre-test.
+  const ruleByRule = new Redactor({ extraPatterns: [{ type: 'never', pattern: /\u0000never\u0000/ }] });
+  const pieces = [
+    ...SECRETS.map(([s]) => s), AWS_SECRET, PEM, `DATABASE_PASSWORD=${ENV_VALUE}`, `postgres://admin:${URL_PASSWORD}@db:5432/app`,
+    'Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345', 'PRIVATE KEY', 'AKIA', 'ghp_', 'sk-', 'xox', 'eyJ', '://', 'AIza',
+    'KEY', 'Token', 'passw', 'Credential', 'bearer', 'plain words', 'getUserById(id)', '\n', ' = ', ': "', "'x'", '#', '[REDACTED:x]',
+  ];
+  let seed = 99;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  for (let n = 0; n < 3000; n++) {
+    let text = '';
+    const parts = 1 + Math.floor(rand() * 6);
+    for (let i = 0; i < parts; i++) text += (rand() < 0.5 ? ' ' : '\n') + pieces[Math.floor(rand() * pieces.length)];
+    assert.equal(fast.redact(text), ruleByRule.redact(text), JSON.stringify(text));
+  }
+  const quiet = 'a long ordinary text about getUserById and src/core/log.ts\n'.repeat(50);
+  assert.equal(fast.redact(quiet), quiet);
+});
+
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {

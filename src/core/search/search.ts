@@ -120,21 +120,31 @@ interface ScopeStats {
  */
 function scopeStats(db: SearchDatabase, plan: Plan): ScopeStats {
   const st = corpusStats(db);
+  const readWholeLog = (stem: string): number => {
+    const row = cached(db, 'SELECT doc FROM events_vocab WHERE term = ?').get(stem);
+    const n = row ? Number(row.doc) : 0;
+    st.df.set(stem, { n, total: st.total });
+    return n;
+  };
+  /**
+   * At most how many events of the whole log hold the stem now. A frequency read earlier stays
+   * cached while the log grows: since it was read it grew by at most the events added (append-only).
+   */
+  const wholeLogAtMost = (stem: string): number => {
+    const seen = st.df.get(stem);
+    return seen ? seen.n + (st.total - seen.total) : readWholeLog(stem);
+  };
   if (plan.lo === null && plan.hi === null) {
     return {
       total: st.total,
       isCommon(stem) {
+        const threshold = st.total * COMMON_SHARE;
         const seen = st.df.get(stem);
         if (seen) {
-          // Since it was read, the frequency grew by at most the events added (append-only).
-          const added = st.total - seen.total;
-          if (seen.n > st.total * COMMON_SHARE) return true;
-          if (seen.n + added <= st.total * COMMON_SHARE) return false;
+          if (seen.n > threshold) return true;
+          if (wholeLogAtMost(stem) <= threshold) return false;
         }
-        const row = cached(db, 'SELECT doc FROM events_vocab WHERE term = ?').get(stem);
-        const n = row ? Number(row.doc) : 0;
-        st.df.set(stem, { n, total: st.total });
-        return n > st.total * COMMON_SHARE;
+        return readWholeLog(stem) > threshold;
       },
     };
   }
@@ -151,12 +161,16 @@ function scopeStats(db: SearchDatabase, plan: Plan): ScopeStats {
   return {
     total: s.total,
     isCommon(stem, fts) {
+      const threshold = s.total * COMMON_SHARE;
       let n = s.df.get(stem);
       if (n === undefined) {
+        // Most query words are rare in the whole log, which answers "no" for any span without
+        // counting inside it; that frequency, unlike the span's, stays cached as the log grows.
+        if (wholeLogAtMost(stem) <= threshold) return false;
         n = Number(cached(db, 'SELECT count(*) AS n FROM events_fts WHERE events_fts MATCH ? AND rowid BETWEEN ? AND ?').get(fts, lo, hi).n);
         s.df.set(stem, n);
       }
-      return n > s.total * COMMON_SHARE;
+      return n > threshold;
     },
   };
 }

@@ -573,7 +573,7 @@ def _finite(v):
 
 
 def _plan_filters(conn, kind, role, session, name, seq_range, ts_range):
-    plan = {"lo": None, "hi": None, "where": [], "params": [], "empty": False}
+    plan = {"lo": None, "hi": None, "where": [], "params": [], "empty": False, "kinds": None, "session": None}
     seq_from, seq_to = (seq_range if seq_range is not None else (None, None))
     if _finite(seq_from):
         plan["lo"] = math.ceil(seq_from)
@@ -581,6 +581,7 @@ def _plan_filters(conn, kind, role, session, name, seq_range, ts_range):
         plan["hi"] = math.floor(seq_to)
     kinds = _as_list(kind)
     if kinds:
+        plan["kinds"] = kinds
         plan["where"].append("e.kind IN (%s)" % ", ".join("?" * len(kinds)))
         plan["params"].extend(kinds)
     roles = _as_list(role)
@@ -588,6 +589,7 @@ def _plan_filters(conn, kind, role, session, name, seq_range, ts_range):
         plan["where"].append("e.role IN (%s)" % ", ".join("?" * len(roles)))
         plan["params"].extend(roles)
     if isinstance(session, str):
+        plan["session"] = session
         plan["where"].append("e.session = ?")
         plan["params"].append(session)
         b = _one(conn, "SELECT (SELECT seq FROM events WHERE session = ? ORDER BY seq LIMIT 1) AS lo, "
@@ -621,7 +623,19 @@ def _ranked_seqs(conn, match, plan, limit):
     if plan["hi"] is not None:
         conds.append("f.rowid <= ?")
         params.append(plan["hi"])
+    index_only = len(plan["where"]) == (plan["kinds"] is not None) + (plan["session"] is not None)
     if not plan["where"]:
+        sql = ("SELECT f.rowid AS seq, %s AS r FROM events_fts f WHERE %s ORDER BY r, f.rowid DESC LIMIT ?"
+               % (_RANK, " AND ".join(conds)))
+    elif index_only:
+        # As search.ts: kind and session are read from their (x, seq) indexes, not from each row.
+        if plan["kinds"] is not None:
+            conds.append("EXISTS (SELECT 1 FROM events k INDEXED BY events_kind_seq WHERE k.kind IN (%s) AND k.seq = f.rowid)"
+                         % ", ".join("?" * len(plan["kinds"])))
+            params.extend(plan["kinds"])
+        if plan["session"] is not None:
+            conds.append("EXISTS (SELECT 1 FROM events s INDEXED BY events_session_seq WHERE s.session = ? AND s.seq = f.rowid)")
+            params.append(plan["session"])
         sql = ("SELECT f.rowid AS seq, %s AS r FROM events_fts f WHERE %s ORDER BY r, f.rowid DESC LIMIT ?"
                % (_RANK, " AND ".join(conds)))
     else:

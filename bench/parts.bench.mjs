@@ -6,13 +6,13 @@
 //  - the ranked FTS5 query (bm25, LIMIT 40) on today's index vs the same terms on the other layout,
 //    each word or compound expanded to the whole identifiers containing it, and whether both find
 //    the same number of events.
-// Usage: node bench/parts.bench.mjs [--quick] [--size 1e7] [--queries 200]
+// Usage: node bench/parts.bench.mjs [--quick] [--size 1e7] [--queries 200] [--corpus 1|2]
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { HistoryGenerator } from './lib/synthetic.mjs';
+import { HistoryGenerator, corpusOption } from './lib/synthetic.mjs';
 import { openFloor, option, pct, timeIt } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -36,7 +36,7 @@ const { BM25_WEIGHTS } = require(join(core, 'search', 'search.js'));
 const Database = require('better-sqlite3');
 
 const dir = mkdtempSync(join(tmpdir(), 'scroll-parts-bench-'));
-const gen = new HistoryGenerator(7);
+const gen = new HistoryGenerator(7, { corpus: corpusOption(args) });
 const events = [...gen.history(size)];
 const docs = events.map((e) => buildIndexDocument(e.content, null));
 console.log(`## ${size / 1e6}M tokens: ${events.length} events`);

@@ -1,14 +1,14 @@
 // Search and ingest speed on synthetic agent histories (1M and 10M tokens), side by side with the
 // floor measured in the same run: a plain FTS5 table holding the same text (raw better-sqlite3,
 // same queries with the same AND-then-OR semantics, bm25 + snippet()), and `grep -c` over a JSONL
-// copy. Usage: node bench/search.bench.mjs [--quick] [--sizes 1e6,1e7] [--queries 200] [--keep DIR]
+// copy. Usage: node bench/search.bench.mjs [--quick] [--sizes 1e6,1e7] [--queries 200] [--keep DIR] [--corpus 1|2]
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
-import { HistoryGenerator } from './lib/synthetic.mjs';
+import { HistoryGenerator, corpusOption } from './lib/synthetic.mjs';
 import { cpuMs, openFloor, option, pct, timeIt } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -17,6 +17,7 @@ const args = process.argv.slice(2);
 const opt = (name, dflt) => option(args, name, dflt);
 const sizes = args.includes('--quick') ? [1e6] : opt('--sizes', '1e6,1e7').split(',').map(Number);
 const nQueries = Number(opt('--queries', 200));
+const corpus = corpusOption(args); // 2: calibrated to real code (bench/corpus.bench.mjs); 1: the first, 3x denser in identifiers
 const BATCH = 1000;
 const K = 10;
 
@@ -39,11 +40,11 @@ for (const target of sizes) {
   const dir = mkdtempSync(join(tmpdir(), 'scroll-search-bench-'));
   const label = target >= 1e6 ? `${target / 1e6}M` : `${target / 1e3}k`;
   console.log(`\n## ${label} tokens`);
-  const gen = new HistoryGenerator(7);
+  const gen = new HistoryGenerator(7, { corpus });
   const events = [...gen.history(target)];
   const chars = events.reduce((n, e) => n + e.content.length, 0);
   const tokens = Math.ceil(chars / 4);
-  console.log(`history: ${events.length} events, ${tokens} tokens (chars/4), ${new Set(events.map((e) => e.session)).size} sessions, ` +
+  console.log(`history (synthetic corpus ${corpus}): ${events.length} events, ${tokens} tokens (chars/4), ${new Set(events.map((e) => e.session)).size} sessions, ` +
     `${events.filter((e) => e.content.length > 8192).length} events over the 8 KB payload threshold`);
 
   // --- ingest: ours (EventLog.appendMany: redaction, payloads, index text) vs plain FTS5 -------

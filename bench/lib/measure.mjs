@@ -44,3 +44,12 @@ export function option(args, name, dflt) {
   const i = args.indexOf(name);
   return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
 }
+
+/**
+ * Arguments that are neither options nor the value of one. `npm run bench` passes the same
+ * arguments to every benchmark, so a value such as `--corpus 1` must not be read as a path.
+ * `flags`: options that take no value.
+ */
+export function positionals(args, flags = []) {
+  return args.filter((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--') && !flags.includes(args[i - 1])));
+}

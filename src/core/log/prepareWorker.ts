@@ -1,17 +1,14 @@
 /**
  * Worker-thread entry for bulk ingest: prepares batches (EventPreparer) while the writer thread
- * inserts the previous one. Messages in: {id, events, session} or {id, flush}; out: {id, batch},
- * {id, flushed} or {id, error}. Loaded by PrepareWorkerClient from the file beside it (out/ or
- * the dist/ bundle).
+ * inserts the previous one (messages: prepareMessages.ts). Loaded by PrepareWorkerClient from the
+ * file beside it (out/ or the dist/ bundle).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EventPreparer, type PreparerConfig } from './eventPreparer';
 import { PayloadStore } from './payloadStore';
 import { Redactor } from './redaction';
-import type { NewEvent } from '../types';
 import { toWorkerError } from './workerErrors';
-
-type Request = { id: number; events: NewEvent[]; session: string } | { id: number; flush: true };
+import { SAME_BODY_AS_CONTENT, SAME_BODY_AS_STORED, SAME_STORED_AS_CONTENT, type Request } from './prepareMessages';
 
 if (parentPort) {
   const port = parentPort;
@@ -40,17 +37,27 @@ if (parentPort) {
     }
     // The writer needs the rows and the index text only. Copying strings between threads costs
     // the writer's thread time, so the full content (the row's `stored`, or in the payload file)
-    // and a body equal to `stored` are not sent twice.
-    const bodyIsStored = new Uint8Array(batch.events.length);
+    // is not sent, nor any string the writer has already: the content it sent, when redaction
+    // left it as it was, and a body equal to `stored`.
+    const same = new Uint8Array(batch.events.length);
     batch.events.forEach((p, i) => {
+      const sent = req.events[i].content;
+      const doc = batch.docs[i];
       p.content = '';
       p.meta = {};
-      if (batch.docs[i].body === p.stored) {
-        bodyIsStored[i] = 1;
-        batch.docs[i].body = '';
+      if (doc.body === sent) {
+        same[i] |= SAME_BODY_AS_CONTENT;
+        doc.body = '';
+      } else if (doc.body === p.stored) {
+        same[i] |= SAME_BODY_AS_STORED;
+        doc.body = '';
+      }
+      if (p.stored === sent) {
+        same[i] |= SAME_STORED_AS_CONTENT;
+        p.stored = '';
       }
     });
-    port.postMessage({ id: req.id, batch, bodyIsStored });
+    port.postMessage({ id: req.id, batch, same });
     // While the writer inserts this batch, its payload files go to disk off this thread, which
     // goes on with the next batch. The flush request above reports a failure.
     payloads.syncPendingInOrder().catch(() => undefined);

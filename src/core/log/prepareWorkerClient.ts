@@ -9,18 +9,9 @@ import { Worker } from 'node:worker_threads';
 import { ScrollError } from '../errors';
 import type { NewEvent } from '../types';
 import type { PreparedBatch, PreparerConfig } from './eventPreparer';
-import { fromWorkerError, type WorkerError } from './workerErrors';
+import { SAME_BODY_AS_CONTENT, SAME_BODY_AS_STORED, SAME_STORED_AS_CONTENT, type Reply } from './prepareMessages';
+import { fromWorkerError } from './workerErrors';
 
-interface Reply {
-  id: number;
-  /** Answer to flush(): every payload file of the batches before it is on disk. */
-  flushed?: true;
-  /** Without each event's `content` and `meta` (the writer inserts `stored` and `metaJson`). */
-  batch?: PreparedBatch;
-  /** 1 where the document's body is the event's `stored` text (sent once). */
-  bodyIsStored?: Uint8Array;
-  error?: WorkerError;
-}
 
 export const PREPARE_WORKER_FILE = 'prepareWorker.js';
 
@@ -33,7 +24,10 @@ export class NotTransferableError extends Error {
 
 export class PrepareWorkerClient {
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: (b: PreparedBatch | undefined) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<
+    number,
+    { resolve: (b: PreparedBatch | undefined) => void; reject: (e: Error) => void; contents?: unknown[] }
+  >();
   private failure?: Error;
 
   private constructor(private readonly worker: Worker) {
@@ -49,8 +43,12 @@ export class PrepareWorkerClient {
         w.resolve(undefined);
       } else if (reply.batch) {
         const { events, docs } = reply.batch;
-        reply.bodyIsStored?.forEach((same, i) => {
-          if (same) docs[i].body = events[i].stored;
+        const contents = w.contents ?? [];
+        reply.same?.forEach((same, i) => {
+          // The worker compared with its copy of these very strings (a string cannot change).
+          if (same & SAME_STORED_AS_CONTENT) events[i].stored = contents[i] as string;
+          if (same & SAME_BODY_AS_CONTENT) docs[i].body = contents[i] as string;
+          else if (same & SAME_BODY_AS_STORED) docs[i].body = events[i].stored;
         });
         w.resolve(reply.batch);
       } else {
@@ -84,7 +82,10 @@ export class PrepareWorkerClient {
    * them itself once the batch is handed over; `flush()` confirms they are on disk.
    */
   prepare(events: NewEvent[], session: string): Promise<PreparedBatch> {
-    return this.request({ events, session }) as Promise<PreparedBatch>;
+    // The contents as posted now: the caller may change its event objects before the reply, and
+    // what the worker leaves out of its reply is what it was sent.
+    const contents = events.map((e) => (e as Partial<NewEvent> | null)?.content);
+    return this.request({ events, session }, contents) as Promise<PreparedBatch>;
   }
 
   /** Resolves once every payload file of every batch prepared so far is on disk. */
@@ -92,11 +93,11 @@ export class PrepareWorkerClient {
     await this.request({ flush: true });
   }
 
-  private request(body: object): Promise<PreparedBatch | undefined> {
+  private request(body: object, contents?: unknown[]): Promise<PreparedBatch | undefined> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise<PreparedBatch | undefined>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
+      this.waiting.set(id, { resolve, reject, contents });
       this.worker.ref();
       try {
         this.worker.postMessage({ id, ...body });

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PREPARE_WORKER_FILE, PrepareWorkerClient } from '../../../src/core/log/prepareWorkerClient';
 import { PayloadStore } from '../../../src/core/log/payloadStore';
+import { EventPreparer } from '../../../src/core/log/eventPreparer';
+import { Redactor } from '../../../src/core/log/redaction';
 
 const REAL_WORKER = join(__dirname, '..', '..', '..', 'src', 'core', 'log', PREPARE_WORKER_FILE);
 
@@ -82,4 +84,87 @@ test('worker: a payload file it cannot flush fails flush() with a PayloadError, 
     await worker.prepare([big(2)], 's');
     await assert.rejects(worker.flush(), /cannot flush payload/);
   });
+});
+
+/** The real worker behind a wrapper that records, for each batch reply, the strings it carried. */
+function recordingWorker(dir: string, log: string): void {
+  writeFileSync(
+    join(dir, PREPARE_WORKER_FILE),
+    `const { parentPort } = require('node:worker_threads');
+const fs = require('node:fs');
+const post = parentPort.postMessage.bind(parentPort);
+parentPort.postMessage = (m) => {
+  if (m.batch) fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify({ same: [...m.same], stored: m.batch.events.map((e) => e.stored), body: m.batch.docs.map((d) => d.body) }) + '\\n');
+  post(m);
+};
+require(${JSON.stringify(REAL_WORKER)});
+`,
+  );
+}
+
+const SECRET = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+
+test('worker: strings the writer already holds are not sent back, and the batch arrives whole', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-prepare-worker-'));
+  const log = join(dir, 'replies.jsonl');
+  writeFileSync(log, '');
+  recordingWorker(dir, log);
+  const ts = '2026-11-30T01:00:00Z';
+  const events = [
+    { kind: 'user_message', role: 'user', ts, content: 'plain text about getUserById' }, // row and body = content
+    { kind: 'tool_result', role: 'tool', ts, content: `token ${SECRET} in the output` }, // redacted: sent once
+    { kind: 'model_turn', role: 'assistant', ts, content: 'prose\n```ts\nconst parseHeader = 1;\n```\nmore' }, // body is cut
+    { kind: 'tool_result', role: 'tool', ts, content: 'big output\n' + 'line of fetchInvoiceTotal\n'.repeat(500) }, // payload: row holds a preview
+    { kind: 'tool_result', role: 'tool', ts, content: `big ${SECRET}\n` + 'y'.repeat(10_000) }, // payload, redacted
+    { kind: 'note', role: 'user', ts, content: '', headline: 'an empty note' },
+  ];
+  const worker = PrepareWorkerClient.start({ redaction: {}, payloadDir: join(dir, 'payloads'), payloadThreshold: 8192 }, dir);
+  assert.ok(worker);
+  try {
+    const batch = await worker.prepare(events, 's');
+    const here = new EventPreparer(new Redactor({}), new PayloadStore(join(dir, 'payloads-here')), 8192).prepare(events, 's', true);
+    for (let i = 0; i < events.length; i++) {
+      const { content: _c, meta: _m, ...row } = here.events[i];
+      const { content: _wc, meta: _wm, ...workerRow } = batch.events[i];
+      assert.deepEqual(workerRow, row, `event ${i + 1}: the row`);
+      assert.deepEqual(batch.docs[i], here.docs[i], `event ${i + 1}: the index document`);
+    }
+    assert.ok(!JSON.stringify(batch).includes(SECRET));
+
+    const [reply] = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { same: number[]; stored: string[]; body: string[] });
+    // The plain event's content came back as neither row nor body; the redacted ones did, once.
+    assert.deepEqual([reply.stored[0], reply.body[0]], ['', '']);
+    assert.equal(reply.stored[1], here.events[1].stored);
+    assert.equal(reply.body[1], '');
+    assert.equal(reply.body[2], here.docs[2].body); // cut text: sent
+    assert.equal(reply.stored[3], here.events[3].stored); // the preview: sent
+    assert.equal(reply.body[3], ''); // the full content: not sent
+    assert.equal(reply.body[4], here.docs[4].body); // redacted full content: sent
+  } finally {
+    await worker.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('worker: events changed after they were handed over are prepared as they were handed over', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-prepare-worker-'));
+  const worker = PrepareWorkerClient.start({ redaction: {}, payloadDir: join(dir, 'payloads'), payloadThreshold: 8192 });
+  assert.ok(worker, 'the worker beside the client module starts');
+  try {
+    const events = [
+      { kind: 'user_message', role: 'user', content: 'first version' },
+      { kind: 'tool_result', role: 'tool', content: 'x'.repeat(9000) },
+    ];
+    const pending = worker.prepare(events, 's');
+    events[0].content = `changed, with ${SECRET}`; // the caller reuses its objects meanwhile
+    events[1].content = 'changed too';
+    const batch = await pending;
+    assert.equal(batch.events[0].stored, 'first version');
+    assert.equal(batch.docs[0].body, 'first version');
+    assert.equal(batch.docs[1].body, 'x'.repeat(9000));
+    assert.equal(batch.events[1].bytes, 9000);
+  } finally {
+    await worker.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

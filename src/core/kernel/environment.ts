@@ -15,7 +15,7 @@ const KEEP_EXACT = new Set([
 ]);
 const KEEP_PREFIX = ['LC_', 'PYTHON', 'CONDA_', 'PYENV', 'XDG_', 'PIP_'];
 /** Even an allowed prefix never passes a name that looks like a credential. */
-const SECRET_NAME = /TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|PRIVATE|AUTH|COOKIE|SESSION_KEY/i;
+const SECRET_NAME = /TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|API_?KEY|PRIVATE|AUTH|COOKIE|SESSION_KEY/i;
 
 export function isAllowedVariable(name: string): boolean {
   if (SECRET_NAME.test(name)) return false;
@@ -35,6 +35,24 @@ export function kernelEnvironment(
   env.PYTHONUNBUFFERED = '1';
   return { ...env, ...extra };
 }
+
+/**
+ * The environment of a command the agent runs in the workspace (run_command): the editor's own, so
+ * builds and tests find their tools, minus what names a credential and VS Code's IPC handles. A
+ * denylist, unlike the kernel's: a build may need SSH_AUTH_SOCK or a tool's own variables.
+ */
+export function commandEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(base)) {
+    if (COMMAND_SECRET_NAME.test(name)) continue;
+    if (/^VSCODE_(IPC|GIT_ASKPASS|GIT_IPC)|^ELECTRON_RUN_AS_NODE$/.test(name)) continue;
+    env[name] = value;
+  }
+  return env;
+}
+
+/** Narrower than SECRET_NAME: AUTH would also drop SSH_AUTH_SOCK, which `git push` needs. */
+const COMMAND_SECRET_NAME = /TOKEN|SECRET|PASSW|PASSPHRASE|API_?KEY|PRIVATE_KEY|CREDENTIAL/i;
 
 /**
  * The folder holding scroll_kernel.py and scroll_ms.py: `kernel/` at the package root, found by

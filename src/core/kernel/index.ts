@@ -1,4 +1,4 @@
 export * from './kernel';
 export * from './subprocessKernel';
 export * from './loggedKernel';
-export { kernelEnvironment, findKernelDir, isAllowedVariable } from './environment';
+export { kernelEnvironment, commandEnvironment, findKernelDir, isAllowedVariable } from './environment';

@@ -31,11 +31,19 @@ export interface RedactionOptions {
   extraPatterns?: Array<{ type: string; pattern: RegExp | string }>;
 }
 
-/** Names in `NAME=value` lines that mark the value as a secret. */
-const SECRET_NAME = String.raw`(?:[A-Za-z_][A-Za-z0-9_.-]*?)?(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIALS?|AUTH_?KEY|CLIENT_?SECRET)[A-Za-z0-9_.-]*`;
+/** Words that make a `NAME=value` line's value a secret (regex source, matched case-insensitively). */
+const SECRET_NAME_WORDS = ['SECRET', 'TOKEN', 'PASSWORD', 'PASSWD', 'PASSPHRASE', 'API_?KEY', 'ACCESS_?KEY', 'PRIVATE', 'CREDENTIALS?', 'AUTH_?KEY', 'CLIENT_?SECRET'];
 
-/** One case-insensitive scan shared by every rule keyed on a word (most text has none of them). */
-const SECRET_WORD_HINT = /secret|token|passw|key|private|credential|bearer/i;
+/** Names in `NAME=value` lines that mark the value as a secret. */
+const SECRET_NAME = String.raw`(?:[A-Za-z_][A-Za-z0-9_.-]*?)?(?:${SECRET_NAME_WORDS.join('|')})[A-Za-z0-9_.-]*`;
+
+/**
+ * One case-insensitive scan shared by every rule keyed on a word (most text has none of them):
+ * the secret-name words themselves, so it cannot miss a name the rules know, plus `Bearer`. (A
+ * hand-written list once missed PASSPHRASE; a bare `key` made every text naming `getKeyName` run
+ * the line rules.)
+ */
+const SECRET_WORD_HINT = new RegExp([...SECRET_NAME_WORDS, 'BEARER'].join('|'), 'i');
 
 export const BUILTIN_RULES: readonly RedactionRule[] = [
   {

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { commandEnvironment } from '../../core/kernel/environment';
 
 /** Folders nobody wants listed or searched. */
 export const DEFAULT_EXCLUDE = '{**/node_modules/**,**/.git/**,**/.scroll/**,**/out/**,**/dist/**,**/__pycache__/**}';
@@ -168,7 +169,7 @@ export function runShellCommand(command: string, opts: { timeoutMs: number; limi
   const limit = opts.limitBytes ?? 50_000_000;
   const t0 = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(command, { cwd, shell: true, env: commandEnv(), detached: process.platform !== 'win32' });
+    const child = spawn(command, { cwd, shell: true, env: commandEnvironment(), detached: process.platform !== 'win32' });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let size = 0;
@@ -212,17 +213,6 @@ export function runShellCommand(command: string, opts: { timeoutMs: number; limi
       });
     });
   });
-}
-
-/** The editor's environment minus variables that look like secrets. */
-function commandEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (/(TOKEN|SECRET|PASSWORD|API_KEY|APIKEY|PRIVATE_KEY|CREDENTIAL)/i.test(k)) continue;
-    if (/^VSCODE_(IPC|GIT_ASKPASS|GIT_IPC)|^ELECTRON_RUN_AS_NODE$/.test(k)) continue;
-    env[k] = v;
-  }
-  return env;
 }
 
 export function formatCommandRun(r: CommandRun): string {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
 import { SubprocessKernel, KernelStartError } from '../../../src/core/kernel/subprocessKernel';
 import { LoggedKernel, formatKernelResult } from '../../../src/core/kernel/loggedKernel';
-import { kernelEnvironment, isAllowedVariable } from '../../../src/core/kernel/environment';
+import { commandEnvironment, kernelEnvironment, isAllowedVariable } from '../../../src/core/kernel/environment';
 import type { KernelStatus } from '../../../src/core/kernel/kernel';
 
 function tempDir(): string {
@@ -223,10 +223,20 @@ describe('SubprocessKernel process environment', () => {
     assert.ok(!isAllowedVariable('VSCODE_PID'));
     assert.ok(!isAllowedVariable('AWS_SECRET_ACCESS_KEY'));
     assert.ok(!isAllowedVariable('PYENV_GITHUB_TOKEN'));
+    assert.ok(!isAllowedVariable('PIP_PASSPHRASE'));
+    assert.ok(!isAllowedVariable('PYTHON_KEYRING_PASSWD'));
     const env = kernelEnvironment({ PATH: '/bin', ANTHROPIC_API_KEY: 'x' });
     assert.equal(env.PATH, '/bin');
     assert.equal(env.ANTHROPIC_API_KEY, undefined);
     assert.equal(env.PYTHONIOENCODING, 'utf-8');
+  });
+
+  test('workspace commands get the editor environment without credentials or VS Code IPC', () => {
+    const secrets = ['GITHUB_TOKEN', 'DB_PASSWORD', 'MYSQL_PASSWD', 'GPG_PASSPHRASE', 'OPENAI_API_KEY', 'apiKey', 'AWS_SECRET_ACCESS_KEY',
+      'SSH_PRIVATE_KEY', 'GOOGLE_APPLICATION_CREDENTIALS', 'VSCODE_IPC_HOOK', 'VSCODE_GIT_ASKPASS_NODE', 'ELECTRON_RUN_AS_NODE'];
+    const kept = ['PATH', 'HOME', 'SSH_AUTH_SOCK', 'XAUTHORITY', 'JAVA_HOME', 'NODE_OPTIONS', 'VSCODE_PID'];
+    const env = commandEnvironment(Object.fromEntries([...secrets, ...kept].map((k) => [k, 'v'])));
+    assert.deepEqual(Object.keys(env).sort(), [...kept].sort());
   });
 
   test('a missing Python is a clear error', async () => {

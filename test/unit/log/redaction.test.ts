@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
-import { Redactor } from '../../../src/core/log/redaction';
+import { BUILTIN_RULES, Redactor } from '../../../src/core/log/redaction';
 
 /** Realistic-looking secrets (not real credentials) and the marker type each must become. */
 const SECRETS: Array<[string, string]> = [
@@ -98,6 +98,58 @@ test('the one-scan pre-test skips exactly the texts no rule would touch', () => 
   }
   const quiet = 'a long ordinary text about getUserById and src/core/log.ts\n'.repeat(50);
   assert.equal(fast.redact(quiet), quiet);
+});
+
+test('every secret name the line rules know is redacted, whatever its case', () => {
+  const r = new Redactor();
+  const names = [
+    'SECRET', 'MY_SECRET_VALUE', 'TOKEN', 'npm_token', 'PASSWORD', 'db_passwd', 'PASSPHRASE', 'GPG_PASSPHRASE', 'passphrase',
+    'API_KEY', 'apiKey', 'ACCESS_KEY', 'accessKey', 'PRIVATE', 'CREDENTIAL', 'CREDENTIALS', 'AUTH_KEY', 'authKey', 'CLIENT_SECRET',
+  ];
+  for (const name of names) {
+    assert.equal(r.redact(`${name}=hunter2xyz`), `${name}=[REDACTED:secret]`, name);
+    assert.equal(r.redact(`  ${name}: "hunter2 xyz"`), `  ${name}: [REDACTED:secret]`, name);
+    assert.equal(r.redact(`{"${name}": "hunter2xyz"}`), `{"${name}": [REDACTED:secret]}`, name);
+  }
+});
+
+/**
+ * The rules with no pre-test at all: every pattern runs on every text. Whatever the pre-tests
+ * (per rule, and the one scan over all of them) skip must be text this leaves as it is.
+ */
+function redactWithoutPretests(text: string): string {
+  let out = text;
+  for (const rule of BUILTIN_RULES) {
+    const marker = `[REDACTED:${rule.type}]`;
+    rule.pattern.lastIndex = 0;
+    out = rule.secretGroup === undefined
+      ? out.replace(rule.pattern, marker)
+      : out.replace(rule.pattern, (...m: unknown[]) => {
+        const groups = m.slice(1, -2) as (string | undefined)[];
+        const secret = groups[rule.secretGroup! - 1] ?? '';
+        if (secret.includes('[REDACTED:') || rule.keep?.(secret)) return m[0] as string;
+        return groups.map((g, i) => (i === rule.secretGroup! - 1 ? marker : g ?? '')).join('');
+      });
+  }
+  return out;
+}
+
+test('the pre-tests never skip a text some rule would change', () => {
+  const r = new Redactor();
+  const pieces = [
+    ...SECRETS.map(([s]) => s), AWS_SECRET, PEM, 'PASSPHRASE=hunter2xyz', 'export GPG_PASSPHRASE="correct horse"', 'apiKey: "abc123xyz"',
+    'auth_key=abcdef1234', '"client_secret": "abcd-efgh"', 'CREDENTIALS=abc123xyz', `postgres://admin:${URL_PASSWORD}@db:5432/app`,
+    'Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345', 'getKeyName(key)', 'monkey keyboard keys', 'tokenize(text)',
+    'plain words', '\n', ' = ', ': "', '#', 'export ',
+  ];
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  for (let n = 0; n < 3000; n++) {
+    let text = '';
+    const parts = 1 + Math.floor(rand() * 5);
+    for (let i = 0; i < parts; i++) text += (rand() < 0.5 ? ' ' : '\n') + pieces[Math.floor(rand() * pieces.length)];
+    assert.equal(r.redact(text), redactWithoutPretests(text), JSON.stringify(text));
+  }
 });
 
 function filesUnder(dir: string): string[] {

@@ -1,5 +1,6 @@
-// Identifier parts: in the FTS index (what Scroll does) or expanded at query time (the only way
-// found to reach 0.7x of the floor's ingest throughput; see issue 2). Same synthetic history and
+// Identifier parts: in the FTS index (what Scroll does) or expanded at query time (the
+// alternative weighed in issue 2: it ingests faster only on synthetic corpus 1, whose identifier
+// density is about 3x real code's, and its worst queries take seconds). Same synthetic history and
 // queries as search.bench.mjs. Prints, side by side:
 //  - ingest by raw SQL (no EventLog work) of the floor, of today's index, and of the index without
 //    the parts column plus a table of distinct identifiers indexed by their parts (batches alternated);

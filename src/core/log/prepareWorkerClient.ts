@@ -12,7 +12,6 @@ import type { PreparedBatch, PreparerConfig } from './eventPreparer';
 import { SAME_BODY_AS_CONTENT, SAME_BODY_AS_STORED, SAME_STORED_AS_CONTENT, type Reply } from './prepareMessages';
 import { fromWorkerError } from './workerErrors';
 
-
 export const PREPARE_WORKER_FILE = 'prepareWorker.js';
 
 /** The batch could not be posted to the worker (structured clone refused a value in it). */
@@ -83,8 +82,9 @@ export class PrepareWorkerClient {
    */
   prepare(events: NewEvent[], session: string): Promise<PreparedBatch> {
     // The contents as posted now: the caller may change its event objects before the reply, and
-    // what the worker leaves out of its reply is what it was sent.
-    const contents = events.map((e) => (e as Partial<NewEvent> | null)?.content);
+    // what the worker leaves out of its reply is what it was sent. (Not an array: the worker
+    // rejects it, as appendMany does.)
+    const contents = Array.isArray(events) ? events.map((e) => (e as Partial<NewEvent> | null | undefined)?.content) : [];
     return this.request({ events, session }, contents) as Promise<PreparedBatch>;
   }
 

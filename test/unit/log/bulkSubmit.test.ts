@@ -121,6 +121,21 @@ test('submit: a bad event fails its batch, every later batch and the commit; not
   });
 });
 
+test('submit: a batch that is not an array, sent to the worker, fails as appendMany would; nothing is written', async () => {
+  await withDir(async (dir) => {
+    const log = EventLog.open({ path: join(dir, 'scroll.db') });
+    const bulk = log.beginBulk({ worker: true });
+    const a = bulk.submit(history(10)); // prepared here; the next one goes to the worker
+    const b = bulk.submit('not a list of events' as unknown as NewEvent[]);
+    assert.equal((await a).length, 10);
+    await assert.rejects(b, (e: unknown) => e instanceof InvalidInputError && /expects an array of events/.test(e.message));
+    await assert.rejects(bulk.commit(), /expects an array of events/);
+    assert.equal(bulk.prepared.worker, 0);
+    assert.equal(log.maxSeq(), 0);
+    log.close();
+  });
+});
+
 test('submit: rollback with batches in flight inserts nothing, then and later', async () => {
   await withDir(async (dir) => {
     const log = EventLog.open({ path: join(dir, 'scroll.db') });

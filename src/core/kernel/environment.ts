@@ -44,8 +44,7 @@ export function kernelEnvironment(
 export function commandEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(base)) {
-    if (COMMAND_SECRET_NAME.test(name)) continue;
-    if (/^VSCODE_(IPC|GIT_ASKPASS|GIT_IPC)|^ELECTRON_RUN_AS_NODE$/.test(name)) continue;
+    if (COMMAND_SECRET_NAME.test(name) || EDITOR_IPC_NAME.test(name)) continue;
     env[name] = value;
   }
   return env;
@@ -53,6 +52,8 @@ export function commandEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJ
 
 /** Narrower than SECRET_NAME: AUTH would also drop SSH_AUTH_SOCK, which `git push` needs. */
 const COMMAND_SECRET_NAME = /TOKEN|SECRET|PASSW|PASSPHRASE|API_?KEY|PRIVATE_KEY|CREDENTIAL/i;
+/** VS Code's handles for talking back to the editor (IPC, git askpass), and Electron's node mode. */
+const EDITOR_IPC_NAME = /^VSCODE_(IPC|GIT_ASKPASS|GIT_IPC)|^ELECTRON_RUN_AS_NODE$/;
 
 /**
  * The folder holding scroll_kernel.py and scroll_ms.py: `kernel/` at the package root, found by

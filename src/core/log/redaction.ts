@@ -125,6 +125,20 @@ function notASecretValue(value: string): boolean {
 
 const MARKER_PREFIX = '[REDACTED:';
 
+/** One rule's replacements in `text`, with no pre-test: every match of its pattern is looked at. */
+export function applyRule(text: string, rule: RedactionRule): string {
+  const marker = `${MARKER_PREFIX}${rule.type}]`;
+  rule.pattern.lastIndex = 0;
+  if (rule.secretGroup === undefined) return text.replace(rule.pattern, marker);
+  const at = rule.secretGroup - 1;
+  return text.replace(rule.pattern, (...m: unknown[]) => {
+    const groups = m.slice(1, -2) as (string | undefined)[];
+    const secret = groups[at] ?? '';
+    if (secret.includes(MARKER_PREFIX) || rule.keep?.(secret)) return m[0] as string;
+    return groups.map((g, i) => (i === at ? marker : g ?? '')).join('');
+  });
+}
+
 function prefilter(rules: RedactionRule[]): { triggers: RegExp; patterns: RegExp[] } {
   const words = [...new Set(rules.flatMap((r) => r.triggers ?? []))];
   const escape = (w: string) => w.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
@@ -186,16 +200,7 @@ export class Redactor {
         const hit = (rule.triggers?.some((t) => out.includes(t)) ?? false) || (rule.triggerPattern ? hinted(rule.triggerPattern) : false);
         if (!hit) continue;
       }
-      const marker = `${MARKER_PREFIX}${rule.type}]`;
-      rule.pattern.lastIndex = 0;
-      const next = rule.secretGroup === undefined
-        ? out.replace(rule.pattern, marker)
-        : out.replace(rule.pattern, (...m: unknown[]) => {
-          const groups = m.slice(1, -2) as (string | undefined)[];
-          const secret = groups[rule.secretGroup! - 1] ?? '';
-          if (secret.includes(MARKER_PREFIX) || rule.keep?.(secret)) return m[0] as string;
-          return groups.map((g, i) => (i === rule.secretGroup! - 1 ? marker : g ?? '')).join('');
-        });
+      const next = applyRule(out, rule);
       if (next !== out) {
         out = next;
         hints.clear();

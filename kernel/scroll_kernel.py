@@ -1,12 +1,16 @@
 """Scroll's own persistent Python kernel: JSON lines on stdin/stdout.
 
-    python3 kernel/scroll_kernel.py --db PATH [--payloads DIR] [--session S]
-                                    [--output-cap N] [--mem-mb N] [--timeout-ms N]
+    python3 kernel/scroll_kernel.py [--ms host] [--session S] [--output-cap N] [--mem-mb N]
+                                    [--file-mb N] [--timeout-ms N]
 
 Request  {"id", "code", "timeout_ms"?}
 Response {"id", "stdout", "stderr", "error": null | {"ename","evalue","traceback"}, "duration_ms",
           "variables": [{"name","type","size"}], "truncated"}
 The first line written is {"ready": true, "pid", "python", "executable"} once `ms` is bound.
+
+`--ms host`: `ms` is a client of the host over these same pipes (docs/MEMORY-PROTOCOL.md): while a
+cell runs, the kernel writes {"ms_call", "method", "args"} and reads until {"ms_reply"} with that
+id. The kernel never opens the event log itself. Without it, `ms` is None.
 
 One namespace for the whole process. The last expression of a cell is shown like a REPL shows it.
 Top-level `await` works. The cell's own time limit is enforced here (SIGALRM); the parent process
@@ -115,7 +119,7 @@ def variable_digest(ns, baseline=None):
 
 
 class Kernel:
-    def __init__(self, args):
+    def __init__(self, args, memory_transport=None):
         self.output_cap = args.output_cap
         self.default_timeout_ms = args.timeout_ms
         self.cell_count = 0
@@ -123,10 +127,9 @@ class Kernel:
         self.loop = None
         self.ns = {"__name__": "__main__", "__builtins__": __builtins__}
         self.ms = None
-        if args.db:
-            import scroll_ms
-            self.ms = scroll_ms.connect(args.db, payload_dir=args.payloads, session=args.session)
-            install_write_guard(args.db, self.ms.payload_dir)
+        if memory_transport is not None:
+            import scroll_ms_client
+            self.ms = scroll_ms_client.HostMemorySpace(memory_transport, session=args.session)
         self.ns["ms"] = self.ms
         self.native = _NativeCapture()
 
@@ -147,6 +150,8 @@ class Kernel:
             return self.protocol_error(_salvage_id(line), "malformed request line (not JSON): %s" % exc)
         if not isinstance(req, dict):
             return self.protocol_error(None, "a request must be a JSON object {\"id\", \"code\"}")
+        if "ms_reply" in req and "code" not in req:
+            return None  # the reply to an `ms` call that was interrupted (SIGINT, time limit): stale
         rid = req.get("id")
         code = req.get("code")
         if not isinstance(code, str):
@@ -294,88 +299,37 @@ def _format_tb(exc_info, last_line=None):
     return lines
 
 
-_guarded = set()
-
-
-def install_write_guard(db_path, payload_dir):
-    """Refuse, from Python code in this process, opening the log's files for writing. SQLite's
-    mode=ro covers `ms`; this also covers kernel code that opens its own connection or file.
-    (Not a sandbox: native code can bypass it. It stops accidents, not attacks.)"""
-    key = (os.path.realpath(db_path), os.path.realpath(payload_dir))
-    if key in _guarded:  # audit hooks cannot be removed: install once per log
-        return
-    _guarded.add(key)
-    scroll_dir = os.path.realpath(os.path.dirname(os.path.abspath(db_path)))
-    payload_dir = os.path.realpath(payload_dir)
-    db_real = os.path.realpath(db_path)
-    write_flags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
-
-    def protected(path):
-        try:
-            p = os.path.realpath(os.fsdecode(path))
-        except Exception:
-            return False
-        return (p == db_real or p.startswith(db_real + "-") or p.startswith(payload_dir + os.sep)
-                or p == payload_dir or os.path.dirname(p) == scroll_dir)
-
-    def hook(event, args):
-        if event == "open":
-            path, mode, flags = args
-            if path is None or isinstance(path, int):
-                return
-            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool((flags or 0) & write_flags)
-            if writing and protected(path):
-                raise PermissionError("scroll: the event log and payload store are read-only from the kernel (%s)" % path)
-        elif event == "sqlite3.connect":
-            target = args[0]
-            if isinstance(target, bytes):
-                target = os.fsdecode(target)
-            if not isinstance(target, str):
-                target = os.fspath(target) if hasattr(target, "__fspath__") else str(target)
-            if target.startswith("file:"):
-                if "mode=ro" in target:
-                    return
-                target = target[5:].split("?", 1)[0]
-            if target and target != ":memory:" and protected(target):
-                raise PermissionError("scroll: open the event log read-only (use `ms`, or "
-                                      "sqlite3.connect('file:...?mode=ro', uri=True))")
-        elif event in ("os.remove", "os.rename", "shutil.rmtree", "os.truncate"):
-            for p in args[:2]:
-                if isinstance(p, (str, bytes)) and protected(p):
-                    raise PermissionError("scroll: the event log and payload store are read-only from the kernel")
-
-    sys.addaudithook(hook)
-
-
-def _set_memory_limit(mem_mb):
-    if mem_mb <= 0:
+def _set_limit(name, mb):
+    if mb <= 0:
         return
     try:
         import resource
-        limit = mem_mb * 1024 * 1024
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        which = getattr(resource, name)
+        limit = mb * 1024 * 1024
+        soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY and hard < limit:
             limit = hard
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    except (ImportError, ValueError, OSError):  # not on this platform: run without the cap
+        resource.setrlimit(which, (limit, hard))
+    except (ImportError, AttributeError, ValueError, OSError):  # not on this platform: run without the cap
         pass
 
 
-USAGE = ("usage: scroll_kernel.py [--db PATH] [--payloads DIR] [--session S] [--output-cap N] "
-         "[--mem-mb N] [--timeout-ms N]")
+USAGE = ("usage: scroll_kernel.py [--ms host] [--session S] [--output-cap N] "
+         "[--mem-mb N] [--file-mb N] [--timeout-ms N]")
 
 
 class _Args:
-    db = payloads = session = timeout_ms = None
+    ms = session = timeout_ms = None
     output_cap = DEFAULT_OUTPUT_CAP
     mem_mb = DEFAULT_MEM_MB
+    file_mb = 0
 
 
 def _parse_args(argv):
     """A few options; argparse alone would cost a noticeable share of start-up."""
     args = _Args()
-    options = {"--db": ("db", str), "--payloads": ("payloads", str), "--session": ("session", str),
-               "--output-cap": ("output_cap", int), "--mem-mb": ("mem_mb", int), "--timeout-ms": ("timeout_ms", int)}
+    options = {"--ms": ("ms", str), "--session": ("session", str), "--output-cap": ("output_cap", int),
+               "--mem-mb": ("mem_mb", int), "--file-mb": ("file_mb", int), "--timeout-ms": ("timeout_ms", int)}
     i = 0
     while i < len(argv):
         opt = argv[i]
@@ -401,6 +355,9 @@ def _parse_args(argv):
     if args.output_cap <= 0:
         sys.stderr.write("scroll_kernel.py: --output-cap must be positive\n")
         sys.exit(2)
+    if args.ms not in (None, "host"):
+        sys.stderr.write("scroll_kernel.py: --ms takes only 'host' (the kernel never opens the log itself)\n")
+        sys.exit(2)
     return args
 
 
@@ -423,9 +380,16 @@ def main(argv=None):
             n = proto_out.write(view)
             view = view[n:]
 
-    _set_memory_limit(args.mem_mb)
+    _set_limit("RLIMIT_AS", args.mem_mb)
+    # One file may not outgrow the scratch folder's cap (the host checks the folder's total).
+    _set_limit("RLIMIT_FSIZE", args.file_mb)
+    reader = io.BufferedReader(proto_in)
+    transport = None
+    if args.ms == "host":
+        import scroll_ms_client
+        transport = scroll_ms_client.PipeTransport(reader, send)
     try:
-        kernel = Kernel(args)
+        kernel = Kernel(args, transport)
     except Exception as exc:
         send({"ready": False, "error": {"ename": type(exc).__name__, "evalue": str(exc), "traceback": []}})
         return 1
@@ -433,7 +397,6 @@ def main(argv=None):
     signal.signal(signal.SIGALRM, kernel.on_alarm)
     send({"ready": True, "pid": os.getpid(), "python": sys.version.split()[0], "executable": sys.executable})
 
-    reader = io.BufferedReader(proto_in)
     while True:
         try:
             raw = reader.readline()
@@ -454,7 +417,8 @@ def main(argv=None):
             resp = kernel.protocol_error(None, "interrupted")
         except MemoryError:
             resp = kernel.protocol_error(None, "out of memory while handling the request")
-        send(resp)
+        if resp is not None:
+            send(resp)
 
 
 if __name__ == "__main__":

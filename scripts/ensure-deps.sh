@@ -7,3 +7,4 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   echo "== installing dependencies (npm ci; better-sqlite3 compiles from source, about 2 min)"
   npm ci --no-audit --no-fund
 fi
+bash scripts/ensure-sandbox.sh || echo "== bubblewrap is missing: the kernel runs unsandboxed (every cell asks first) and the sandbox unit tests fail" >&2

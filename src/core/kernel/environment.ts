@@ -1,7 +1,8 @@
 /**
  * The environment the kernel process gets. The editor's own environment carries secrets (API
  * tokens, VS Code IPC handles, askpass helpers, SSH agent sockets); the model's code must not see
- * them. So this is an allowlist: what Python, locale and paths need — nothing else.
+ * them. So this is an allowlist: what Python, locale and paths need — nothing else. Inside the
+ * sandbox (sandbox.ts) it is the kernel's whole environment.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,11 +15,23 @@ const KEEP_EXACT = new Set([
   'PROGRAMDATA', 'HOMEDRIVE', 'HOMEPATH',
 ]);
 const KEEP_PREFIX = ['LC_', 'PYTHON', 'CONDA_', 'PYENV', 'XDG_', 'PIP_'];
-/** Even an allowed prefix never passes a name that looks like a credential. */
-const SECRET_NAME = /TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|API_?KEY|PRIVATE|AUTH|COOKIE|SESSION_KEY/i;
+/**
+ * Even an allowed prefix never passes a name that looks like a credential: *TOKEN*, *SECRET*,
+ * *PASS* (PASSWORD, PASSWD, PASSPHRASE, PIP_..._PASS), *CREDENTIAL*, *_KEY, *API_KEY*, ...
+ */
+const SECRET_NAME = /TOKEN|SECRET|PASS|CREDENTIAL|API_?KEY|_KEY$|^KEY$|PRIVATE|AUTH|COOKIE|SESSION_KEY/i;
+/** A URL with credentials in it, `scheme://user:pw@host` or `scheme://token@host`. */
+const URL_CREDENTIALS = /[a-z][a-z0-9+.-]*:\/\/[^\s/?#@]+@/i;
 
-export function isAllowedVariable(name: string): boolean {
+/** True when `value` holds a URL with a user (and password) in it: such a value never reaches the kernel. */
+export function hasUrlCredentials(value: string): boolean {
+  return URL_CREDENTIALS.test(value);
+}
+
+/** The name is on the allowlist and not a credential's; with `value`, the value holds no URL credentials either. */
+export function isAllowedVariable(name: string, value?: string): boolean {
   if (SECRET_NAME.test(name)) return false;
+  if (value !== undefined && hasUrlCredentials(value)) return false;
   return KEEP_EXACT.has(name) || KEEP_PREFIX.some((p) => name.startsWith(p));
 }
 
@@ -29,7 +42,7 @@ export function kernelEnvironment(
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) {
-    if (value !== undefined && isAllowedVariable(name)) env[name] = value;
+    if (value !== undefined && isAllowedVariable(name, value)) env[name] = value;
   }
   env.PYTHONIOENCODING = 'utf-8';
   env.PYTHONUNBUFFERED = '1';

@@ -62,6 +62,18 @@ export interface BulkAppend {
   rollback(): void;
 }
 
+/** How events are read back (get, range, recent). */
+export interface ReadOptions {
+  /**
+   * An event whose payload file cannot be read (missing, damaged) keeps its stored preview as
+   * `content` and says why in `payloadError`, instead of failing the whole read (ms.expand/range).
+   */
+  keepPreview?: boolean;
+}
+
+/** An event read back; `payloadError` only with `keepPreview`, when its payload could not be read. */
+export type ReadEvent = LogEvent & { payloadError?: string };
+
 /** A submitted batch on its way to insertion (beginBulk). */
 interface BulkJob {
   events: NewEvent[];
@@ -129,6 +141,8 @@ export class EventLog {
   private readonly selectOne: Statement;
   private readonly selectRange: Statement;
   private readonly selectMax: Statement;
+  private selectRecent?: Statement;
+  private selectRecentOf?: Statement;
 
   private constructor(db: Database, redactor: Redactor, opts: EventLogOptions, path: string, payloadDir: string, recoveredFrom?: string) {
     this.db = db;
@@ -450,10 +464,10 @@ export class EventLog {
   }
 
   /** One event with its full content (payload read back and verified), or undefined. */
-  get(seq: number): LogEvent | undefined {
+  get(seq: number, opts?: ReadOptions): ReadEvent | undefined {
     if (!Number.isSafeInteger(seq)) throw new InvalidInputError(`seq must be an integer (got ${String(seq)})`);
     const row = this.selectOne.get(seq) as EventRow | undefined;
-    return row ? this.toEvent(row) : undefined;
+    return row ? this.toEvent(row, opts) : undefined;
   }
 
   /**
@@ -481,18 +495,18 @@ export class EventLog {
     return this.range(seqs.from, seqs.to);
   }
 
-  range(from: number, to: number): LogEvent[] {
+  range(from: number, to: number, opts?: ReadOptions): ReadEvent[] {
     if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new InvalidInputError(`a range needs integer bounds (got ${from}..${to})`);
-    return (this.selectRange.all(from, to) as EventRow[]).map((r) => this.toEvent(r));
+    return (this.selectRange.all(from, to) as EventRow[]).map((r) => this.toEvent(r, opts));
   }
 
   /** The last `n` events (of `session`, when given), oldest first. */
-  recent(n: number, session?: string): LogEvent[] {
+  recent(n: number, session?: string, opts?: ReadOptions): ReadEvent[] {
     const limit = Math.max(0, Math.floor(n));
     const rows = (session === undefined
-      ? this.db.prepare(`SELECT ${SELECT_COLUMNS} FROM events ORDER BY seq DESC LIMIT ?`).all(limit)
-      : this.db.prepare(`SELECT ${SELECT_COLUMNS} FROM events WHERE session = ? ORDER BY seq DESC LIMIT ?`).all(session, limit)) as EventRow[];
-    return rows.reverse().map((r) => this.toEvent(r));
+      ? (this.selectRecent ??= this.db.prepare(`SELECT ${SELECT_COLUMNS} FROM events ORDER BY seq DESC LIMIT ?`)).all(limit)
+      : (this.selectRecentOf ??= this.db.prepare(`SELECT ${SELECT_COLUMNS} FROM events WHERE session = ? ORDER BY seq DESC LIMIT ?`)).all(session, limit)) as EventRow[];
+    return rows.reverse().map((r) => this.toEvent(r, opts));
   }
 
   /** Events of one session in seq order, `batch` rows at a time (for export without loading all). */
@@ -593,20 +607,33 @@ export class EventLog {
     this.db.close();
   }
 
-  private toEvent(row: EventRow): LogEvent {
+  private toEvent(row: EventRow, opts?: ReadOptions): ReadEvent {
+    let content = row.content;
+    let payloadError: string | undefined;
+    if (row.payload) {
+      if (opts?.keepPreview) {
+        try {
+          content = this.payloads.read(row.payload);
+        } catch (e) {
+          payloadError = errorMessage(e);
+        }
+      } else {
+        content = this.payloads.read(row.payload);
+      }
+    }
     let meta: Record<string, unknown>;
     try {
       meta = JSON.parse(row.meta) as Record<string, unknown>;
     } catch {
       meta = { unparsedMeta: row.meta };
     }
-    return {
+    const event: ReadEvent = {
       seq: Number(row.seq),
       session: row.session,
       kind: row.kind,
       role: row.role,
       name: row.name,
-      content: row.payload ? this.payloads.read(row.payload) : row.content,
+      content,
       ts: row.ts,
       meta,
       step: row.step === null ? null : Number(row.step),
@@ -617,6 +644,8 @@ export class EventLog {
       bytes: Number(row.bytes),
       tokens: Number(row.tokens),
     };
+    if (payloadError !== undefined) event.payloadError = payloadError;
+    return event;
   }
 }
 

@@ -263,11 +263,16 @@ def _sql_value(v):
 
 
 def _row_values(row):
+    """SQL values as sent (docs/MEMORY-PROTOCOL.md): blobs, integers past 2**53 and infinities come marked."""
     out = []
     for v in row:
-        if isinstance(v, dict) and "$base64" in v and len(v) == 1:
-            import base64
-            out.append(base64.b64decode(v["$base64"]))
-        else:
-            out.append(v)
+        if isinstance(v, dict) and len(v) == 1:
+            if "$base64" in v:
+                import base64
+                v = base64.b64decode(v["$base64"])
+            elif "$int" in v:
+                v = int(v["$int"])
+            elif "$float" in v:
+                v = float(v["$float"])
+        out.append(v)
     return out

@@ -3,6 +3,7 @@
  * (each --message, else one per line on stdin), prints each answer on stdout, logs everything to
  * the same event log. Progress (tool calls, evictions) goes to stderr. Also the evaluation harness.
  */
+import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { AgentLoop, type AgentProgress } from '../../core/agent/agentLoop';
@@ -12,6 +13,8 @@ import { workspaceTools } from '../../core/agent/workspaceTools';
 import { errorMessage } from '../../core/errors';
 import { LoggedKernel } from '../../core/kernel/loggedKernel';
 import { SubprocessKernel } from '../../core/kernel/subprocessKernel';
+import { decideSandbox, parseSandboxMode, probeSandbox, ScratchFolder } from '../../core/kernel/sandbox';
+import { MemoryHost } from '../../core/memory/memoryHost';
 import type { Kernel } from '../../core/kernel/kernel';
 import { intOption, stringOption, UsageError, writeJson, type Command, type CommandContext } from '../command';
 import { openForWriting } from '../openLog';
@@ -32,8 +35,13 @@ options:
   --session S              session to continue (default: a new one; its id is printed on stderr)
   --message M              a user message (repeat for several); otherwise stdin lines
   --allow-write            offer write_file to the model
-  --allow-run              offer run_command to the model
+  --allow-run              offer run_command to the model (commands run unsandboxed, like in a terminal)
   --no-kernel              do not start the Python kernel (no scroll_exec)
+  --sandbox MODE           the kernel's OS sandbox: auto (default) | require | off
+  --allow-unsandboxed-kernel
+                           run scroll_exec cells even without a sandbox (nothing asks before a cell
+                           runs in a headless chat: without a sandbox the model's Python can do
+                           anything you can)
   --python PATH            Python for the kernel (default python3)
   --quiet                  no progress on stderr
   --json                   one JSON object per answer on stdout
@@ -55,6 +63,8 @@ export const command: Command = {
     'allow-write': { type: 'boolean' },
     'allow-run': { type: 'boolean' },
     'no-kernel': { type: 'boolean' },
+    sandbox: { type: 'string' },
+    'allow-unsandboxed-kernel': { type: 'boolean' },
     python: { type: 'string' },
     quiet: { type: 'boolean' },
   },
@@ -89,16 +99,45 @@ async function run(ctx: CommandContext): Promise<number> {
     throw new UsageError(`--max-view-tokens ${maxViewTokens} is above the model's input limit ${model.maxInputTokens} (set --max-input-tokens)`);
   }
 
+  const sandboxOption = stringOption(values, 'sandbox');
+  if (sandboxOption !== undefined && !['auto', 'require', 'off'].includes(sandboxOption)) {
+    throw new UsageError(`--sandbox must be auto, require or off (got "${sandboxOption}")`);
+  }
+
   const session = stringOption(values, 'session') ?? newSessionId();
   const log = openForWriting(ctx, { session });
   let kernel: SubprocessKernel | null = null;
+  let memory: MemoryHost | null = null;
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   process.once('SIGINT', onSigint);
   try {
     let loggedKernel: Kernel | null = null;
-    if (values['no-kernel'] !== true) {
-      kernel = new SubprocessKernel({ dbPath: log.path, session, cwd: io.cwd, pythonPath: stringOption(values, 'python') });
+    const decision = decideSandbox(parseSandboxMode(sandboxOption ?? 'auto'), probeSandbox({ bwrapPath: io.env.SCROLL_BWRAP_PATH || undefined }));
+    let kernelRefused: string | undefined;
+    if (values['no-kernel'] === true) {
+      // no kernel asked for
+    } else if (decision.refusal) {
+      kernelRefused = decision.refusal;
+    } else if (!decision.sandboxed && values['allow-unsandboxed-kernel'] !== true) {
+      kernelRefused = `the Python kernel would run unsandboxed (${decision.summary}); start with --allow-unsandboxed-kernel to allow that`;
+    }
+    if (kernelRefused) io.stderr(`scroll chat: no scroll_exec: ${kernelRefused}\n`);
+    else if (values['no-kernel'] !== true) {
+      io.stderr(`scroll chat: Python kernel ${decision.sandboxed ? decision.summary : `UNSANDBOXED (--allow-unsandboxed-kernel): ${decision.summary}`}\n`);
+    }
+    if (values['allow-run'] === true) io.stderr('scroll chat: --allow-run: commands the model runs are NOT sandboxed; they run as you, with your files and network\n');
+    if (values['no-kernel'] !== true && !kernelRefused) {
+      memory = new MemoryHost({ log, session });
+      kernel = new SubprocessKernel({
+        memory,
+        session,
+        cwd: io.cwd,
+        pythonPath: stringOption(values, 'python'),
+        ...(decision.sandboxed && decision.probe.available
+          ? { sandbox: decision.probe, scratch: ScratchFolder.forSession(session, io.cwd), hiddenPaths: [dirname(log.path)] }
+          : {}),
+      });
       try {
         await kernel.start();
         loggedKernel = new LoggedKernel(kernel, log);
@@ -143,6 +182,7 @@ async function run(ctx: CommandContext): Promise<number> {
   } finally {
     process.removeListener('SIGINT', onSigint);
     if (kernel) await kernel.dispose().catch(() => undefined);
+    memory?.dispose();
     log.close();
   }
 }

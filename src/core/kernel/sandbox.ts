@@ -107,7 +107,8 @@ export function probeSandbox(
     };
   }
   const env = opts.env ?? process.env;
-  const command = findExecutable(opts.bwrapPath ?? 'bwrap', env.PATH ?? '');
+  // SCROLL_BWRAP_PATH: another bwrap (tests use a missing one for the unavailable path).
+  const command = findExecutable(opts.bwrapPath ?? (env.SCROLL_BWRAP_PATH || 'bwrap'), env.PATH ?? '');
   if (!command) {
     const where = opts.bwrapPath ? ` at ${opts.bwrapPath}` : ' on PATH';
     return { available: false, reason: `bwrap not found${where}`, fix: installFix() };

@@ -1,6 +1,8 @@
 /**
  * SubprocessKernel: our own Python process (kernel/scroll_kernel.py) spoken to in JSON lines.
- * One cell at a time, in order. The Python side enforces each cell's time limit itself; this side is
+ * One cell at a time, in order. `ms` in the kernel is a client of this side (`memory`): the kernel
+ * never opens the event log (docs/MEMORY-PROTOCOL.md). With `sandbox` the process runs in
+ * bubblewrap (sandbox.ts): read-only filesystem but for its scratch folder, no network, own PIDs. The Python side enforces each cell's time limit itself; this side is
  * the backstop: SIGINT just after the limit, and 2 s later kill + restart (variables are lost, and
  * the result says so). A process that dies on its own is restarted the same way.
  */
@@ -10,15 +12,26 @@ import { join } from 'node:path';
 import { ScrollError } from '../errors';
 import { findKernelDir, kernelEnvironment } from './environment';
 import type { Disposable, ExecuteOptions, Kernel, KernelError, KernelResult, KernelStatus, KernelVariable } from './kernel';
+import { sandboxedCommand, type SandboxAvailable, type ScratchFolder } from './sandbox';
+
+/** Answers the kernel's `ms` calls (a MemoryHost). A rejection with a `type` (MemoryCallError) becomes that Python exception. */
+export interface MemoryCalls {
+  call(method: string, args: Record<string, unknown>): Promise<unknown>;
+}
 
 export interface SubprocessKernelOptions {
   /** Python executable. Default `python3` (`python` on Windows). */
   pythonPath?: string;
   /** Folder holding scroll_kernel.py / scroll_ms.py. Default: `kernel/` at the package root. */
   kernelDir?: string;
-  /** Event log the kernel's `ms` reads (read-only). Without it `ms` is None. */
-  dbPath?: string;
-  payloadDir?: string;
+  /** Answers `ms` calls from the host's own read-only view of the log. Without it `ms` is None. */
+  memory?: MemoryCalls;
+  /** Run in this sandbox (probeSandbox()); without it the process is not confined. */
+  sandbox?: SandboxAvailable;
+  /** The session's scratch folder: the one writable place (and TMPDIR) inside the sandbox. Required with `sandbox`. */
+  scratch?: ScratchFolder;
+  /** Paths the sandboxed process must not read (the log's folder). */
+  hiddenPaths?: string[];
   session?: string;
   /** Working folder of the process: the workspace. */
   cwd?: string;
@@ -53,6 +66,9 @@ export class KernelDisposedError extends ScrollError {
 interface WireResponse {
   id?: unknown;
   ready?: boolean;
+  ms_call?: unknown;
+  method?: unknown;
+  args?: unknown;
   pid?: number;
   python?: string;
   executable?: string;
@@ -87,7 +103,7 @@ export class SubprocessKernel implements Kernel {
   /** Python version reported by the running process (after start). */
   pythonVersion?: string;
 
-  private readonly opts: Required<Omit<SubprocessKernelOptions, 'dbPath' | 'payloadDir' | 'session' | 'cwd' | 'env'>> &
+  private readonly opts: Required<Omit<SubprocessKernelOptions, 'memory' | 'sandbox' | 'scratch' | 'hiddenPaths' | 'session' | 'cwd' | 'env'>> &
     SubprocessKernelOptions;
   private currentStatus: KernelStatus = 'dead';
   private readonly listeners = new Set<(s: KernelStatus) => void>();
@@ -116,6 +132,17 @@ export class SubprocessKernel implements Kernel {
       ...stripUndefined(options),
     } as SubprocessKernel['opts'];
     if (!(this.opts.outputCap > 0)) throw new ScrollError(`outputCap must be positive (got ${this.opts.outputCap})`);
+    if (this.opts.sandbox && !this.opts.scratch) throw new ScrollError('a sandboxed kernel needs a scratch folder');
+  }
+
+  /** The process runs in the OS sandbox. */
+  get sandboxed(): boolean {
+    return !!this.opts.sandbox;
+  }
+
+  /** The session's scratch folder (sandboxed kernels only). */
+  get scratchDir(): string | undefined {
+    return this.opts.scratch?.path;
   }
 
   get status(): KernelStatus {
@@ -162,6 +189,8 @@ export class SubprocessKernel implements Kernel {
     this.pending?.finish(lostResult('KernelDisposed', 'the kernel was shut down while this cell ran'));
     this.killNow();
     live.delete(this);
+    // Kept across restarts, gone with the kernel.
+    this.opts.scratch?.remove();
     this.setStatus('dead');
     this.listeners.clear();
   }
@@ -211,9 +240,9 @@ export class SubprocessKernel implements Kernel {
     if (this.currentStatus !== 'restarting') this.setStatus('starting');
     const o = this.opts;
     const args = [join(o.kernelDir, 'scroll_kernel.py'), '--output-cap', String(o.outputCap), '--mem-mb', String(o.memoryMb)];
-    if (o.dbPath) args.push('--db', o.dbPath);
-    if (o.payloadDir) args.push('--payloads', o.payloadDir);
+    if (o.memory) args.push('--ms', 'host');
     if (o.session) args.push('--session', o.session);
+    if (o.scratch) args.push('--file-mb', String(Math.max(1, Math.floor(o.scratch.capBytes / (1024 * 1024)))));
     this.stderrTail = '';
     if (o.cwd && !existsSync(o.cwd)) {
       // spawn would report this as ENOENT, indistinguishable from a missing Python.
@@ -224,9 +253,19 @@ export class SubprocessKernel implements Kernel {
       let child: ChildProcessWithoutNullStreams;
       try {
         // After the first start, the interpreter itself: a launcher shim (pyenv) costs more than the kernel's own start.
-        child = spawn(this.executable ?? o.pythonPath, args, {
+        const python = this.executable ?? o.pythonPath;
+        let command = python;
+        let argv = args;
+        let env = kernelEnvironment(o.env ?? process.env);
+        if (o.sandbox && o.scratch) {
+          const scratch = o.scratch.ensure();
+          // No index: `pip install` fails at once with pip's own message instead of retrying a network that is not there.
+          env = { ...env, TMPDIR: scratch, TEMP: scratch, TMP: scratch, PIP_NO_INDEX: '1', PIP_DISABLE_PIP_VERSION_CHECK: '1' };
+          ({ command, args: argv } = sandboxedCommand(o.sandbox, { workspace: o.cwd, scratchDir: scratch, hiddenPaths: o.hiddenPaths }, python, args, env));
+        }
+        child = spawn(command, argv, {
           cwd: o.cwd,
-          env: kernelEnvironment(o.env ?? process.env),
+          env,
           stdio: ['pipe', 'pipe', 'pipe'],
           // Own process group: an interrupt or kill reaches what the cell started, too.
           detached: process.platform !== 'win32',
@@ -291,6 +330,10 @@ export class SubprocessKernel implements Kernel {
             }
             continue;
           }
+          if ('ms_call' in msg) {
+            this.answerMemoryCall(child, msg);
+            continue;
+          }
           if (child === this.proc) this.pending?.onResponse(msg);
         }
       });
@@ -309,6 +352,36 @@ export class SubprocessKernel implements Kernel {
         }
       });
     });
+  }
+
+  /** One `ms` call from the kernel: answered on its stdin (the kernel waits for it). */
+  private answerMemoryCall(child: ChildProcessWithoutNullStreams, msg: WireResponse): void {
+    const id = msg.ms_call;
+    const reply = (body: Record<string, unknown>) => {
+      if (child !== this.proc || child.stdin.destroyed) return;
+      child.stdin.write(JSON.stringify({ ms_reply: id, ...body }) + '\n');
+    };
+    const memory = this.opts.memory;
+    if (!memory) {
+      reply({ error: { type: 'RuntimeError', message: 'ms: this kernel has no event log' } });
+      return;
+    }
+    const method = typeof msg.method === 'string' ? msg.method : '';
+    const args = msg.args && typeof msg.args === 'object' && !Array.isArray(msg.args) ? (msg.args as Record<string, unknown>) : {};
+    let answer: Promise<unknown>;
+    try {
+      answer = memory.call(method, args);
+    } catch (e) {
+      answer = Promise.reject(e);
+    }
+    answer.then(
+      (result) => reply({ result: result ?? null }),
+      (e: unknown) => {
+        const err = e as { type?: unknown; message?: unknown };
+        const type = typeof err?.type === 'string' ? err.type : 'RuntimeError';
+        reply({ error: { type, message: typeof err?.message === 'string' ? err.message : String(e) } });
+      },
+    );
   }
 
   private stderrNote(): string {
@@ -391,6 +464,11 @@ export class SubprocessKernel implements Kernel {
       child.stdin.write(req);
     });
     if (this.proc && !this.starting && !this.disposed) this.setStatus('idle');
+    const scratch = this.opts.scratch;
+    if (scratch && scratch.overCap()) {
+      const mb = (n: number) => `${Math.round(n / (1024 * 1024))} MB`;
+      result.stderr += `[scroll: the scratch folder ${scratch.path} holds ${mb(scratch.sizeBytes())}, over its cap of ${mb(scratch.capBytes)}: delete files there; new writes may fail]\n`;
+    }
     if (restartNote) {
       result.restarted = true;
       result.stderr = `[scroll: the kernel had stopped (${restartNote}); it was restarted and variables were lost]\n${result.stderr}`;

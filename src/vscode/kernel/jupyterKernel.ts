@@ -46,19 +46,19 @@ export function pyString(s: string): string {
 
 export interface BootstrapTarget {
   kernelDir: string;
-  dbPath: string;
-  payloadDir?: string;
+  /** The host's local memory channel (MemoryChannel): the kernel reaches `ms` only through it, never the db file. */
+  memory: { address: string; token: string };
   session?: string;
 }
 
 /** The cell that puts Scroll's `kernel/` on sys.path and binds `ms` (notebook cell and API init). */
 export function bootstrapCode(t: BootstrapTarget): string {
   return [
-    '# Scroll: gives this kernel `ms`, a read-only view of the workspace event log.',
+    '# Scroll: gives this kernel `ms`, a read-only view of the workspace event log, answered by the editor.',
     'import sys',
     `if ${pyString(t.kernelDir)} not in sys.path: sys.path.insert(0, ${pyString(t.kernelDir)})`,
     'import scroll_jupyter',
-    `scroll_jupyter.bootstrap(globals(), ${pyString(t.dbPath)}, ${t.payloadDir ? pyString(t.payloadDir) : 'None'}, ${t.session ? pyString(t.session) : 'None'})`,
+    `scroll_jupyter.bootstrap(globals(), ${pyString(t.memory.address)}, ${pyString(t.memory.token)}, ${t.session ? pyString(t.session) : 'None'})`,
   ].join('\n');
 }
 

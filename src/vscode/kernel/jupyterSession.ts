@@ -36,7 +36,8 @@ export function sessionNotebookJson(opts: JupyterKernelOptions): string {
         metadata: {},
         source: [
           '**Scroll session kernel.** Scroll runs its agent\'s Python in this notebook\'s kernel. ',
-          'Pick a Python kernel and run the cell below; it binds `ms`, a read-only view of the workspace event log.',
+          'Pick a Python kernel; Scroll then binds `ms`, a read-only view of the workspace event log answered by the editor ',
+          '(the cell below shows how; its channel and token change with every session, so running it later does nothing useful).',
         ],
       },
       {
@@ -44,7 +45,8 @@ export function sessionNotebookJson(opts: JupyterKernelOptions): string {
         execution_count: null,
         metadata: {},
         outputs: [],
-        source: bootstrapCode(opts)
+        // The channel's token stays out of the file: the host sends the real cell through the kernel API.
+        source: bootstrapCode({ ...opts, memory: { address: opts.memory.address, token: '<token>' } })
           .split('\n')
           .map((l, i, all) => (i < all.length - 1 ? l + '\n' : l)),
       },

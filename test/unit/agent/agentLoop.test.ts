@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
 import { SubprocessKernel } from '../../../src/core/kernel/subprocessKernel';
+import { MemoryHost } from '../../../src/core/memory/memoryHost';
 import { LoggedKernel } from '../../../src/core/kernel/loggedKernel';
 import { AgentLoop, type AgentLog, type AgentProgress } from '../../../src/core/agent/agentLoop';
 import { indexLineBound } from '../../../src/core/agent/evictionIndex';
@@ -52,7 +53,7 @@ describe('AgentLoop: a 500+ step scripted session with a small budget', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'scroll-agent-test-'));
     log = EventLog.open({ workspace: dir, session, redact: false });
-    kernel = new SubprocessKernel({ dbPath: log.path, session, cwd: dir });
+    kernel = new SubprocessKernel({ memory: new MemoryHost({ log, session }), session, cwd: dir });
     await kernel.start();
   });
   after(async () => {

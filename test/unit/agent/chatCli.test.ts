@@ -99,6 +99,43 @@ describe('scroll chat (against a loopback OpenAI-compatible server)', () => {
     assert.equal(io.out, 'done\n');
   });
 
+  test('without a sandbox scroll_exec is refused unless --allow-unsandboxed-kernel; the start says which', async () => {
+    const toolsOf = (body: { tools: { function: { name: string } }[] }) => body.tools.map((t) => t.function.name);
+    let offered: string[] = [];
+    fake.handlers.push((_q, body, res) => {
+      offered = toolsOf(body);
+      sse(res, [delta({ content: 'no kernel' })]);
+    });
+    let io = memoryIO(dir, '', { SCROLL_BWRAP_PATH: '/nonexistent/bwrap' });
+    assert.equal(await main(['chat', '--model-url', url, '--model', 'fake', '--message', 'hi'], io), 0, io.err);
+    assert.match(io.err, /no scroll_exec: the Python kernel would run unsandboxed \(not sandboxed: .*\/nonexistent\/bwrap.*\); start with --allow-unsandboxed-kernel/);
+    assert.ok(!offered.includes('scroll_exec'), offered.join());
+
+    fake.handlers.push((_q, body, res) => {
+      offered = toolsOf(body);
+      sse(res, [delta({ content: 'kernel' })]);
+    });
+    io = memoryIO(dir, '', { SCROLL_BWRAP_PATH: '/nonexistent/bwrap' });
+    assert.equal(await main(['chat', '--model-url', url, '--model', 'fake', '--allow-unsandboxed-kernel', '--message', 'hi'], io), 0, io.err);
+    assert.match(io.err, /Python kernel UNSANDBOXED \(--allow-unsandboxed-kernel\)/);
+    assert.ok(offered.includes('scroll_exec'), offered.join());
+
+    io = memoryIO(dir, '', { SCROLL_BWRAP_PATH: '/nonexistent/bwrap' });
+    fake.handlers.push((_q, _b, res) => sse(res, [delta({ content: 'refused' })]));
+    assert.equal(await main(['chat', '--model-url', url, '--model', 'fake', '--sandbox', 'require', '--allow-unsandboxed-kernel', '--message', 'hi'], io), 0, io.err);
+    assert.match(io.err, /no scroll_exec: .*bubblewrap/);
+
+    io = memoryIO(dir);
+    assert.equal(await main(['chat', '--model-url', url, '--model', 'fake', '--sandbox', 'sometimes', '--message', 'hi'], io), 2);
+    assert.match(io.err, /--sandbox must be auto, require or off/);
+
+    // With bubblewrap (CI installs it) the kernel is sandboxed and says so.
+    fake.handlers.push((_q, _b, res) => sse(res, [delta({ content: 'sandboxed' })]));
+    io = memoryIO(dir);
+    assert.equal(await main(['chat', '--model-url', url, '--model', 'fake', '--message', 'hi'], io), 0, io.err);
+    assert.match(io.err, /Python kernel sandboxed \(bubblewrap/);
+  });
+
   test('bad usage and server errors are clear; the user message is still logged', async () => {
     let io = memoryIO(dir);
     assert.equal(await main(['chat', '--model', 'fake', '--message', 'x'], io), 2);

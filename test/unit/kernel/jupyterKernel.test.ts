@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
 import { findKernelDir } from '../../../src/core/kernel/environment';
 import { SubprocessKernel } from '../../../src/core/kernel/subprocessKernel';
+import { MemoryChannel } from '../../../src/core/memory/memoryChannel';
+import { MemoryHost } from '../../../src/core/memory/memoryHost';
 import {
   bootstrapCode,
   decodeOutputs,
@@ -53,9 +55,9 @@ describe('decodeOutputs', () => {
   });
 
   test('bootstrap code quotes paths as Python strings', () => {
-    const code = bootstrapCode({ kernelDir: '/a "b"/kernel', dbPath: "/x/it's.db", session: 's1' });
+    const code = bootstrapCode({ kernelDir: '/a "b"/kernel', memory: { address: "/x/it's.sock", token: 'abc' }, session: 's1' });
     assert.match(code, /sys\.path\.insert\(0, "\/a \\"b\\"\/kernel"\)/);
-    assert.match(code, /scroll_jupyter\.bootstrap\(globals\(\), "\/x\/it's\.db", None, "s1"\)/);
+    assert.match(code, /scroll_jupyter\.bootstrap\(globals\(\), "\/x\/it's\.sock", "abc", "s1"\)/);
   });
 });
 
@@ -64,12 +66,14 @@ describe('JupyterKernel over the kernels API', () => {
   let log: EventLog;
   let api: FakeJupyterApiKernel;
   let kernel: JupyterKernel;
-  const opts = () => ({ kernelDir: findKernelDir(), dbPath: log.path, payloadDir: log.payloads.dir, session: 'j1', outputCap: 300, interruptGraceMs: 500 });
+  let channel: MemoryChannel;
+  const opts = () => ({ kernelDir: findKernelDir(), memory: { address: channel.address, token: channel.token }, session: 'j1', outputCap: 300, interruptGraceMs: 500 });
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'scroll-jupyter-test-'));
     log = EventLog.open({ workspace: dir, session: 'j1', redact: false });
     log.append({ kind: 'user_message', role: 'user', content: 'the release train leaves on Thursdays' });
+    channel = await MemoryChannel.open(new MemoryHost({ log, session: 'j1' }));
     api = new FakeJupyterApiKernel();
     kernel = new JupyterKernel(api as never, opts());
     await kernel.init();
@@ -78,6 +82,7 @@ describe('JupyterKernel over the kernels API', () => {
   after(async () => {
     await kernel.dispose();
     api.dispose();
+    await channel.close();
     log.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -113,9 +118,10 @@ describe('JupyterKernel over the kernels API', () => {
     assert.equal((await kernel.execute('kept * 6')).stdout, '42\n');
   });
 
-  test('writes to the log from kernel code fail and the log is unchanged', async () => {
+  // The user's own kernel cannot be confined (its cells ask first); `ms` itself cannot write.
+  test('writes to the log through ms fail and the log is unchanged', async () => {
     const before = { max: log.maxSeq(), size: statSync(log.path).size };
-    for (const code of ['ms.sql("DELETE FROM events")', `open(${JSON.stringify(log.path)}, "ab").write(b"x")`]) {
+    for (const code of ['ms.sql("DELETE FROM events")', 'ms._conn']) {
       assert.ok((await kernel.execute(code)).error, code);
     }
     assert.deepEqual({ max: log.maxSeq(), size: statSync(log.path).size }, before);
@@ -125,24 +131,27 @@ describe('JupyterKernel over the kernels API', () => {
     await kernel.execute('temp = 1');
     await kernel.restart();
     assert.equal((await kernel.execute('temp')).error?.ename, 'NameError');
-    assert.equal((await kernel.execute('print(type(ms).__name__)')).stdout, 'MemorySpace\n');
+    assert.equal((await kernel.execute('print(type(ms).__name__)')).stdout, 'HostMemorySpace\n');
   });
 });
 
 describe('JupyterKernel failure modes and the fallback', () => {
   let dir: string;
   let log: EventLog;
-  before(() => {
+  let channel: MemoryChannel;
+  before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'scroll-jupyter-fb-'));
     log = EventLog.open({ workspace: dir, session: 'f1', redact: false });
     log.append({ kind: 'note', role: 'user', content: 'hello' });
+    channel = await MemoryChannel.open(new MemoryHost({ log, session: 'f1' }));
   });
-  after(() => {
+  after(async () => {
+    await channel.close();
     log.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const opts = () => ({ kernelDir: findKernelDir(), dbPath: log.path, session: 'f1', interruptGraceMs: 400 });
-  const subprocess = () => new SubprocessKernel({ dbPath: log.path, session: 'f1', cwd: dir });
+  const opts = () => ({ kernelDir: findKernelDir(), memory: { address: channel.address, token: channel.token }, session: 'f1', interruptGraceMs: 400 });
+  const subprocess = () => new SubprocessKernel({ memory: new MemoryHost({ log, session: 'f1' }), session: 'f1', cwd: dir });
 
   test('denied access is JupyterAccessDeniedError', async () => {
     const api = new FakeJupyterApiKernel('deny');

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
 import { SubprocessKernel } from '../../../src/core/kernel/subprocessKernel';
+import { MemoryHost } from '../../../src/core/memory/memoryHost';
 import type { NewEvent, SearchOptions } from '../../../src/core/types';
 
 const root = join(__dirname, '..', '..', '..', '..');
@@ -51,7 +52,7 @@ describe('shared search vectors through ms.search', { skip: !existsSync(vectorsP
       const log = EventLog.open({ path: join(dir, name, 'scroll.db'), session: 'vectors', redact: false });
       log.appendMany(events);
       logs.set(name, log);
-      const k = new SubprocessKernel({ dbPath: log.path, session: 'vectors', cwd: dir });
+      const k = new SubprocessKernel({ memory: new MemoryHost({ log, session: 'vectors' }), session: 'vectors', cwd: dir });
       const r = await k.execute(RUNNER);
       assert.equal(r.error, null, JSON.stringify(r.error));
       kernels.set(name, k);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
 import { SubprocessKernel, KernelStartError } from '../../../src/core/kernel/subprocessKernel';
 import { LoggedKernel, formatKernelResult } from '../../../src/core/kernel/loggedKernel';
+import { MemoryHost } from '../../../src/core/memory/memoryHost';
 import { commandEnvironment, kernelEnvironment, isAllowedVariable } from '../../../src/core/kernel/environment';
 import type { KernelStatus } from '../../../src/core/kernel/kernel';
 
@@ -24,7 +25,7 @@ describe('SubprocessKernel', () => {
     log.append({ kind: 'user_message', role: 'user', content: 'the staging database lives on port 6543' });
     log.append({ kind: 'model_turn', role: 'assistant', content: 'I will remember the port' });
     kernel = new SubprocessKernel({
-      dbPath: log.path,
+      memory: new MemoryHost({ log, session: 's1' }),
       session: 's1',
       cwd: dir,
       outputCap: 200,
@@ -98,13 +99,14 @@ describe('SubprocessKernel', () => {
     assert.match(r.stdout, /Print less/);
   });
 
-  test('a write from kernel code fails and the log is unchanged', async () => {
+  // Without the sandbox only `ms` itself is guarded (the host refuses writes); everything else is the
+  // user's yes to the cell. kernelAttacks.test.ts runs the whole attack list in the sandbox.
+  test('a write through ms fails and the log is unchanged', async () => {
     const before = { max: log.maxSeq(), size: statSync(log.path).size };
     const attempts = [
       'ms.sql("DELETE FROM events")',
       'ms.sql("INSERT INTO events(session,kind,role,content,bytes,tokens,ts) VALUES (\'x\',\'note\',\'u\',\'x\',1,1,\'t\')")',
-      `import sqlite3\nsqlite3.connect(${JSON.stringify(log.path)}).execute("INSERT INTO events(session,kind,role,content,bytes,tokens,ts) VALUES ('x','note','u','x',1,1,'t')")`,
-      `open(${JSON.stringify(log.path)}, "r+b").write(b"x")`,
+      'ms._conn',
     ];
     for (const code of attempts) {
       const r = await kernel.execute(code);
@@ -256,10 +258,13 @@ describe('SubprocessKernel process environment', () => {
     await kernel.dispose();
   });
 
-  test('a bad database path is a clear start error', async () => {
-    const kernel = new SubprocessKernel({ dbPath: '/nonexistent/scroll.db' });
-    await assert.rejects(kernel.start(), /could not start.*no event log/);
-    await kernel.dispose();
+  test('without a memory host ms is None', async () => {
+    const kernel = new SubprocessKernel();
+    try {
+      assert.equal((await kernel.execute('print(ms)')).stdout, 'None\n');
+    } finally {
+      await kernel.dispose();
+    }
   });
 
   test('dispose kills the process', async () => {
@@ -277,7 +282,7 @@ describe('LoggedKernel', () => {
   test('every cell and its output are appended to the log; large output goes to the payload store', async () => {
     const dir = tempDir();
     const log = EventLog.open({ workspace: dir, session: 'logged', redact: false });
-    const kernel = new LoggedKernel(new SubprocessKernel({ dbPath: log.path, session: 'logged', cwd: dir }), log);
+    const kernel = new LoggedKernel(new SubprocessKernel({ memory: new MemoryHost({ log, session: 'logged' }), session: 'logged', cwd: dir }), log);
     try {
       const small = await kernel.execute('answer = 6 * 7\nprint(answer)', { step: 3, toolCallId: 'call_1' });
       assert.equal(small.stdout, '42\n');

@@ -1,0 +1,320 @@
+/**
+ * The attacks of the sandboxed-kernel issue, each as a cell the model could write, against the real
+ * kernel in the real sandbox with `ms` answered by the real host. After all of them: every row up to
+ * the pre-attack maximum seq identical in every column, sqlite_master identical, the payload folder
+ * identical, the triggers present, nothing written outside the scratch folder, no process left.
+ * Without bubblewrap this file fails (CI installs it); SCROLL_TEST_NO_SANDBOX=1 skips the sandboxed part.
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../../../src/core/db';
+import { EventLog } from '../../../src/core/log/eventLog';
+import { SubprocessKernel } from '../../../src/core/kernel/subprocessKernel';
+import { probeSandbox, ScratchFolder, type SandboxAvailable } from '../../../src/core/kernel/sandbox';
+import { MemoryHost } from '../../../src/core/memory/memoryHost';
+
+const skipSandboxed = process.env.SCROLL_TEST_NO_SANDBOX === '1';
+
+interface Snapshot {
+  rows: string;
+  master: string;
+  payloads: string[];
+  triggers: string[];
+}
+
+function snapshot(dbPath: string, payloadDir: string, maxSeq: number): Snapshot {
+  const db = openDatabase(dbPath, { readonly: true });
+  try {
+    const rows = db.prepare('SELECT * FROM events WHERE seq <= ? ORDER BY seq').all(maxSeq);
+    const master = db.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name').all();
+    const triggers = db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").all() as { name: string }[];
+    return { rows: JSON.stringify(rows), master: JSON.stringify(master), payloads: listFiles(payloadDir), triggers: triggers.map((t) => t.name) };
+  } finally {
+    db.close();
+  }
+}
+
+/** path + sha256 of every file under dir. */
+function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    if (!existsSync(d)) return;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.push(`${p} ${createHash('sha256').update(readFileSync(p)).digest('hex')}`);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+function processesMatching(marker: string): string[] {
+  const r = spawnSync('pgrep', ['-af', marker], { encoding: 'utf8' });
+  return (r.stdout || '').split('\n').filter((l) => l.trim() && !l.includes('pgrep'));
+}
+
+/** Cells that must fail in the sandbox; each prints OK only if the attack worked. */
+function attacks(ws: string, home: string, db: string, payloadDir: string, handle: string, hostPid: number, port: number): [string, string][] {
+  const q = JSON.stringify;
+  const payloadFile = join(payloadDir, handle.slice(0, 2), handle);
+  return [
+    ['write the workspace', `open(${q(join(ws, 'pwned.txt'))}, 'w').write('x'); print('OK')`],
+    ['write $HOME', `open(${q(join(home, 'pwned.txt'))}, 'w').write('x'); print('OK')`],
+    // /tmp inside is a private tmpfs: the write lands there, never in the host's /tmp (checked at the end).
+    ['write the host /tmp', `open('/tmp/scroll-attack-pwned', 'w').write('x')\nprint('private /tmp')`],
+    ['os.system writes the workspace', `import os\nos.system(${q(`echo x > ${join(ws, 'pwned2.txt')}`)})\nimport pathlib\nprint('OK' if pathlib.Path(${q(join(ws, 'pwned2.txt'))}).exists() else 'no')`],
+    ['subprocess writes $HOME', `import subprocess\nsubprocess.run(['sh', '-c', ${q(`echo x > ${join(home, 'pwned3.txt')}`)}])\nimport os\nprint('OK' if os.path.exists(${q(join(home, 'pwned3.txt'))}) else 'no')`],
+    ['loopback socket to a host server', `import socket\ns = socket.create_connection(('127.0.0.1', ${port}), timeout=2)\nprint('OK')`],
+    ['socket beyond', `import socket\ns = socket.create_connection(('1.1.1.1', 53), timeout=2)\nprint('OK')`],
+    ["the editor's environment through /proc/<ppid>", `print('OK', open('/proc/${hostPid}/environ').read()[:40])`],
+    ['~/.ssh', `print('OK', open(${q(join(home, '.ssh', 'id_ed25519'))}).read())`],
+    ['~/.aws', `print('OK', open(${q(join(home, '.aws', 'credentials'))}).read())`],
+    ['workspace .env', `print('OK', open(${q(join(ws, '.env'))}).read())`],
+    ['read the db file', `print('OK', len(open(${q(db)}, 'rb').read()))`],
+    ['sqlite3 rw connection', `import sqlite3\nc = sqlite3.connect(${q(db)})\nc.execute("DROP TRIGGER events_no_delete")\nprint('OK')`],
+    ['URI with mode=ro in a query parameter', `import sqlite3\nc = sqlite3.connect(${q(`file:${db}?mode=rw&x=mode=ro`)}, uri=True)\nc.execute("DELETE FROM events")\nc.commit()\nprint('OK')`],
+    ['child Python writes the db', `import subprocess, sys\nr = subprocess.run([sys.executable, '-c', ${q(`import sqlite3; c=sqlite3.connect(${q(db)}); c.execute("UPDATE events SET content='x'"); c.commit()`)}])\nprint('OK' if r.returncode == 0 else 'no')`],
+    ['ctypes open of a payload', `import ctypes, os\nlibc = ctypes.CDLL(None)\nfd = libc.open(${q(payloadFile)}.encode(), os.O_WRONLY | os.O_TRUNC)\nprint('OK' if fd >= 0 else 'no')`],
+    ['os.open(dir_fd=) on payloads', `import os\nd = os.open(${q(join(payloadDir, handle.slice(0, 2)))}, os.O_RDONLY)\nos.open(${q(handle)}, os.O_WRONLY | os.O_TRUNC, dir_fd=d)\nprint('OK')`],
+    ['os.remove(dir_fd=) on payloads', `import os\nd = os.open(${q(join(payloadDir, handle.slice(0, 2)))}, os.O_RDONLY)\nos.remove(${q(handle)}, dir_fd=d)\nprint('OK')`],
+    ['hard link to the db', `import os\nos.link(${q(db)}, os.path.join(os.environ['TMPDIR'], 'db-link'))\nprint('OK')`],
+    ['ms.sql PRAGMA query_only=0', `ms.sql("PRAGMA query_only=0")\nprint('OK')`],
+    ['ms.sql ATTACH mode=rw', `ms.sql(${q(`ATTACH 'file:${db}?mode=rw' AS w`)})\nprint('OK')`],
+    ['ms.sql INSERT RETURNING', `ms.sql("INSERT INTO events(session, kind, role, content, bytes, tokens, ts) VALUES ('x','note','u','x',1,1,'t') RETURNING seq")\nprint('OK')`],
+    ['ms.sql drop a trigger', `ms.sql("DROP TRIGGER events_no_update")\nprint('OK')`],
+    ['ms.sql rewrite the user message', `ms.sql("UPDATE events SET content = 'rewritten' WHERE kind = 'user_message'")\nprint('OK')`],
+    ['ms.sql delete the kernel_exec events', `ms.sql("DELETE FROM events WHERE kind = 'kernel_exec'")\nprint('OK')`],
+    ['ms.sql temp table', `ms.sql("CREATE TEMP TABLE t(x)")\nprint('OK')`],
+    ['ms has no connection to abuse', `print('OK', ms._conn)`],
+    ['pip install', `import subprocess, sys\nr = subprocess.run([sys.executable, '-m', 'pip', 'install', 'scroll-attack-not-a-real-package'], capture_output=True, text=True, timeout=20)\nprint('OK' if r.returncode == 0 else 'no: ' + (r.stderr or r.stdout).strip().splitlines()[-1][:120])`],
+  ];
+}
+
+describe('kernel attacks in the sandbox', { skip: skipSandboxed && 'SCROLL_TEST_NO_SANDBOX=1' }, () => {
+  let root: string;
+  let ws: string;
+  let home: string;
+  let log: EventLog;
+  let memory: MemoryHost;
+  let kernel: SubprocessKernel;
+  let scratch: ScratchFolder;
+  let server: Server;
+  let port: number;
+  let handle: string;
+  let maxSeq: number;
+  let before0: Snapshot;
+
+  before(async () => {
+    const probe = probeSandbox({ refresh: true });
+    assert.ok(probe.available, `bubblewrap is needed for these tests (${probe.available ? '' : `${probe.reason}; ${probe.fix}`})`);
+    root = mkdtempSync(join(tmpdir(), 'scroll-attacks-'));
+    ws = join(root, 'ws');
+    home = join(root, 'home');
+    mkdirSync(join(home, '.ssh'), { recursive: true });
+    mkdirSync(join(home, '.aws'), { recursive: true });
+    mkdirSync(ws, { recursive: true });
+    writeFileSync(join(home, '.ssh', 'id_ed25519'), '-----BEGIN OPENSSH PRIVATE KEY----- secret');
+    writeFileSync(join(home, '.aws', 'credentials'), '[default]\naws_secret_access_key = s3cr3t');
+    writeFileSync(join(ws, '.env'), 'DATABASE_PASSWORD=hunter2');
+    log = EventLog.open({ workspace: ws, session: 'atk', redact: false });
+    log.append({ kind: 'user_message', role: 'user', content: 'the retry cap is 1500 ms' });
+    const big = log.append({ kind: 'tool_result', role: 'tool', content: 'line of a long build log\n'.repeat(4000) });
+    assert.ok(big.payload, 'a large event goes to the payload store');
+    handle = big.payload as string;
+    log.append({ kind: 'kernel_exec', role: 'kernel', content: 'print(1)' });
+    maxSeq = log.maxSeq();
+    before0 = snapshot(log.path, log.payloads.dir, maxSeq);
+    server = createServer((c) => { c.on('error', () => undefined); c.end('hello'); }).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    port = (server.address() as { port: number }).port;
+    memory = new MemoryHost({ log, session: 'atk' });
+    scratch = ScratchFolder.forSession('atk', ws, join(root, 'scratch-root'));
+    kernel = new SubprocessKernel({
+      memory,
+      session: 'atk',
+      cwd: ws,
+      env: { ...process.env, HOME: home, GITHUB_TOKEN: 'ghp_should_not_pass', PIP_INDEX_URL: 'https://user:pw@pypi.example/simple' },
+      sandbox: probe as SandboxAvailable,
+      scratch,
+      hiddenPaths: [join(ws, '.scroll')],
+      defaultTimeoutMs: 30_000,
+    });
+    await kernel.start();
+  });
+
+  after(async () => {
+    await kernel?.dispose();
+    memory?.dispose();
+    log?.close();
+    server?.close();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  test('honest memory work keeps working', async () => {
+    const r = await kernel.execute(
+      "h = ms.search('retry cap', k=3)\nprint(h[0].kind, ms.expand(h[0].seq)[0].content)\n" +
+        "print(ms.sql('SELECT count(*) AS n FROM events')[0].n)\nprint(len(ms.expand(" + String(maxSeq - 1) + ")[0].content))\n" +
+        "import os\nopen(os.path.join(os.environ['TMPDIR'], 'notes.txt'), 'w').write('kept')\nprint(open(os.path.join(os.environ['TMPDIR'], 'notes.txt')).read())",
+    );
+    assert.equal(r.error, null, JSON.stringify(r.error));
+    const lines = r.stdout.trim().split('\n');
+    assert.equal(lines[0], 'user_message the retry cap is 1500 ms');
+    assert.equal(lines[1], String(maxSeq));
+    assert.equal(lines[2], String('line of a long build log\n'.length * 4000), 'the payload arrives whole through the host');
+    assert.equal(lines[3], 'kept');
+  });
+
+  test('every attack fails', async () => {
+    const failures: string[] = [];
+    for (const [name, code] of attacks(ws, home, log.path, log.payloads.dir, handle, process.pid, port)) {
+      const r = await kernel.execute(code, { timeoutMs: 30_000 });
+      if (/(^|\n)OK\b/.test(r.stdout)) failures.push(`${name}: ${r.stdout.slice(0, 200)}`);
+    }
+    assert.deepEqual(failures, []);
+  });
+
+  test('secrets are not in the environment', async () => {
+    const r = await kernel.execute("import os\nprint(sorted(k for k in os.environ if 'TOKEN' in k or 'PIP_INDEX' in k or 'pw@' in os.environ[k]))");
+    assert.equal(r.stdout.trim(), '[]');
+  });
+
+  test('processes a cell starts die with the kernel, setsid or not', async () => {
+    const marker = `30${process.pid % 1000}1`;
+    const r = await kernel.execute(`import subprocess\nsubprocess.Popen(['setsid', 'sleep', '${marker}'])\nsubprocess.Popen(['sh', '-c', '(sleep ${marker} &) ; exit 0'])\nprint('started')`);
+    assert.equal(r.stdout.trim(), 'started');
+    await new Promise((res) => setTimeout(res, 300));
+    assert.ok(processesMatching(`sleep ${marker}`).length >= 1, 'the children run while the kernel does');
+    await kernel.restart();
+    await new Promise((res) => setTimeout(res, 500));
+    assert.deepEqual(processesMatching(`sleep ${marker}`), [], 'a restart takes them along');
+  });
+
+  test('the scratch folder survives a restart and goes with dispose', async () => {
+    await kernel.execute("import os\nopen(os.path.join(os.environ['TMPDIR'], 'survives.txt'), 'w').write('y')");
+    await kernel.restart();
+    const r = await kernel.execute("import os\nprint(open(os.path.join(os.environ['TMPDIR'], 'survives.txt')).read())");
+    assert.equal(r.stdout.trim(), 'y');
+    assert.ok(existsSync(join(scratch.path, 'survives.txt')));
+  });
+
+  test('after all of it the log and payloads are byte for byte what they were, and appends still work', () => {
+    const after0 = snapshot(log.path, log.payloads.dir, maxSeq);
+    assert.equal(after0.rows, before0.rows);
+    assert.equal(after0.master, before0.master);
+    assert.deepEqual(after0.triggers, ['events_no_delete', 'events_no_update']);
+    // Only handles Scroll itself wrote since (none here: the kernel did not log through LoggedKernel).
+    assert.deepEqual(after0.payloads, before0.payloads);
+    for (const f of ['pwned.txt', 'pwned2.txt']) assert.ok(!existsSync(join(ws, f)), f);
+    for (const f of ['pwned.txt', 'pwned3.txt']) assert.ok(!existsSync(join(home, f)), f);
+    assert.ok(!existsSync(join(tmpdir(), 'scroll-attack-pwned')));
+    const e = log.append({ kind: 'user_message', role: 'user', content: 'still appendable' });
+    assert.equal(e.seq, log.maxSeq());
+  });
+
+  test('dispose removes the scratch folder and leaves no process', async () => {
+    const pid = kernel.pid;
+    await kernel.dispose();
+    await new Promise((res) => setTimeout(res, 300));
+    assert.ok(!existsSync(scratch.path));
+    if (pid) assert.equal(statSyncSafe(`/proc/${pid}`), false);
+  });
+});
+
+// The control: the same cells in an unsandboxed kernel on a throwaway log do what they say (so a cell
+// that fails in the sandbox fails because of the sandbox, not because it is broken).
+describe('the attacks are real: unsandboxed, on a throwaway log, they work', () => {
+  test('each non-ms attack prints OK without the sandbox', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'scroll-attacks-control-'));
+    const ws = join(root, 'ws');
+    const home = join(root, 'home');
+    mkdirSync(join(home, '.ssh'), { recursive: true });
+    mkdirSync(join(home, '.aws'), { recursive: true });
+    mkdirSync(ws, { recursive: true });
+    writeFileSync(join(home, '.ssh', 'id_ed25519'), 'key');
+    writeFileSync(join(home, '.aws', 'credentials'), 'creds');
+    writeFileSync(join(ws, '.env'), 'A=b');
+    const log = EventLog.open({ workspace: ws, session: 'ctl', redact: false });
+    const big = log.append({ kind: 'tool_result', role: 'tool', content: 'x\n'.repeat(40000) });
+    log.append({ kind: 'user_message', role: 'user', content: 'control' });
+    const server = createServer((c) => { c.on('error', () => undefined); c.end('hello'); }).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const port = (server.address() as { port: number }).port;
+    const memory = new MemoryHost({ log, session: 'ctl' });
+    const kernel = new SubprocessKernel({ memory, session: 'ctl', cwd: ws, env: { ...process.env, HOME: home, TMPDIR: root } });
+    const notOk: string[] = [];
+    try {
+      // Not expected to work here either: no route out of this machine; pip has no index; /tmp is the host's anyway.
+      const skip = new Set(['socket beyond', 'pip install', 'write the host /tmp']);
+      for (const [name, code] of attacks(ws, home, log.path, log.payloads.dir, big.payload as string, process.pid, port)) {
+        if (name.startsWith('ms') || skip.has(name)) continue;
+        const r = await kernel.execute(code, { timeoutMs: 30_000 });
+        if (!/(^|\n)OK\b/.test(r.stdout)) notOk.push(`${name}: ${r.stdout.slice(0, 120)} ${r.error ? `${r.error.ename}: ${r.error.evalue}` : ''}`);
+      }
+    } finally {
+      await kernel.dispose();
+      memory.dispose();
+      server.close();
+      try {
+        log.close();
+      } catch {
+        // the attacks damaged this log on purpose
+      }
+      rmSync(root, { recursive: true, force: true });
+      rmSync('/tmp/scroll-attack-pwned', { force: true });
+    }
+    assert.deepEqual(notOk, []);
+  });
+});
+
+describe('ms.sql routes without the sandbox (the host refuses them itself)', () => {
+  let ws: string;
+  let log: EventLog;
+  let memory: MemoryHost;
+  let kernel: SubprocessKernel;
+
+  before(async () => {
+    ws = mkdtempSync(join(tmpdir(), 'scroll-attacks-nosb-'));
+    log = EventLog.open({ workspace: ws, session: 'nosb', redact: false });
+    log.append({ kind: 'user_message', role: 'user', content: 'keep me' });
+    memory = new MemoryHost({ log, session: 'nosb' });
+    kernel = new SubprocessKernel({ memory, session: 'nosb', cwd: ws });
+    await kernel.start();
+  });
+
+  after(async () => {
+    await kernel.dispose();
+    memory.dispose();
+    log.close();
+    rmSync(ws, { recursive: true, force: true });
+  });
+
+  test('each write through ms.sql is refused and the log is unchanged', async () => {
+    const maxSeq = log.maxSeq();
+    const before1 = snapshot(log.path, log.payloads.dir, maxSeq);
+    const all = attacks(ws, ws, log.path, log.payloads.dir, '0'.repeat(64), process.pid, 1).filter(([n]) => n.startsWith('ms'));
+    assert.ok(all.length >= 7);
+    for (const [name, code] of all) {
+      const r = await kernel.execute(code);
+      assert.doesNotMatch(r.stdout, /(^|\n)OK\b/, name);
+      assert.ok(r.error, name);
+    }
+    const after1 = snapshot(log.path, log.payloads.dir, maxSeq);
+    assert.deepEqual(after1, before1);
+  });
+});
+
+function statSyncSafe(p: string): boolean {
+  try {
+    statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -85,7 +85,7 @@ export function eventHeader(e: LogEvent): string {
 /** One event, header then exact content. */
 export function renderEvent(e: LogEvent): string {
   const meta = e.meta && Object.keys(e.meta).length ? `\n\n<details><summary>meta</summary>\n\n${fenced(JSON.stringify(e.meta, null, 2), 'json')}\n\n</details>` : '';
-  return `# Event ${e.seq} · ${e.kind}\n\n${eventHeader(e)}${meta}\n\n${fenced(e.content, fenceLanguage(e))}\n`;
+  return `# Event ${e.seq} · ${inline(e.kind)}\n\n${eventHeader(e)}${meta}\n\n${fenced(e.content, fenceLanguage(e))}\n`;
 }
 
 export function renderMissingEvent(seq: number, maxSeq: number): string {
@@ -99,7 +99,7 @@ export function renderEvents(title: string, events: LogEvent[], intro = ''): str
   if (intro) parts.push(intro + '\n');
   if (!events.length) parts.push('_No events in this range._\n');
   for (const e of events) {
-    parts.push(`## seq ${e.seq} · ${e.kind} · ${e.role}${e.name ? ` · ${inline(e.name)}` : ''}\n\n${eventHeader(e)}\n\n${fenced(e.content, fenceLanguage(e))}\n`);
+    parts.push(`## seq ${e.seq} · ${inline(e.kind)} · ${inline(e.role)}${e.name ? ` · ${inline(e.name)}` : ''}\n\n${eventHeader(e)}\n\n${fenced(e.content, fenceLanguage(e))}\n`);
   }
   return parts.join('\n');
 }
@@ -108,18 +108,18 @@ export function renderEvents(title: string, events: LogEvent[], intro = ''): str
 export function renderSessionExport(session: string, events: LogEvent[], exportedAt = new Date().toISOString()): string {
   const first = events[0];
   const last = events[events.length - 1];
-  const span = first ? `seq ${first.seq}..${last.seq}, ${first.ts} – ${last.ts}` : 'no events';
+  const span = first ? `seq ${first.seq}..${last.seq}, ${inline(first.ts)} – ${inline(last.ts)}` : 'no events';
   const body = events.map((e) => {
-    const who = e.kind === 'user_message' ? 'User' : e.kind === 'model_turn' ? 'Assistant' : `${e.kind}${e.name ? ` \`${e.name}\`` : ''}`;
-    return `### ${who} — seq ${e.seq}\n\n_${e.ts} · ${e.role}${e.headline ? ` · ${inline(e.headline)}` : ''}_\n\n${fenced(e.content, fenceLanguage(e))}\n`;
+    const who = e.kind === 'user_message' ? 'User' : e.kind === 'model_turn' ? 'Assistant' : `${inline(e.kind)}${e.name ? ` · ${inline(e.name)}` : ''}`;
+    return `### ${who} — seq ${e.seq}\n\n_${inline(e.ts)} · ${inline(e.role)}${e.headline ? ` · ${inline(e.headline)}` : ''}_\n\n${fenced(e.content, fenceLanguage(e))}\n`;
   });
-  return [`# Scroll session ${session}\n`, `${events.length} events (${span}). Exported ${exportedAt}.\n`, ...body].join('\n');
+  return [`# Scroll session ${inline(session)}\n`, `${events.length} events (${span}). Exported ${exportedAt}.\n`, ...body].join('\n');
 }
 
 /** One line per hit, with a link target for its seq. */
 export function renderHits(query: string, hits: SearchHit[], link: (seq: number) => string, note?: string): string {
   if (!hits.length) return `No events match **${inline(query)}**.${note ? ` ${note}` : ''}\n`;
-  const lines = hits.map((h) => `- [seq ${h.seq}](${link(h.seq)}) · ${h.kind} · ${h.role} · ${h.session} · ${h.ts.slice(0, 19)}${h.broadened ? ' · _broadened_' : ''}\n  ${snippetText(h)}`);
+  const lines = hits.map((h) => `- [seq ${h.seq}](${link(h.seq)}) · ${inline(h.kind)} · ${inline(h.role)} · ${inline(h.session)} · ${inline(String(h.ts ?? '').slice(0, 19))}${h.broadened ? ' · _broadened_' : ''}\n  ${snippetText(h)}`);
   return `${hits.length} hit${hits.length === 1 ? '' : 's'} for **${inline(query)}**${note ? ` (${note})` : ''}:\n\n${lines.join('\n')}\n`;
 }
 
@@ -135,7 +135,8 @@ export function escapeMarkdown(text: string): string {
   return text.replace(/([\\`*\[\]<>])/g, '\\$1').replace(/(^|\s)([_~]+)(?=\S)/g, (_m, pre: string, marks: string) => pre + marks.replace(/./g, '\\$&')).replace(/^([#+\-=])/, '\\$1');
 }
 
-function inline(text: string): string {
+/** One logged field on one line, as text. */
+export function inline(text: string): string {
   return escapeMarkdown(text.replace(/\s+/g, ' '));
 }
 

@@ -2,8 +2,9 @@
  * The eviction index of a session, rebuilt from its `eviction` events (the index is derived state).
  * Pure: no `vscode`, so it is unit-tested in plain Node.
  */
-import { DEFAULT_INDEX_CAP, EvictionIndex, renderBlockLine, type IndexBlock, type IndexTitle } from '../../core/agent/evictionIndex';
+import { DEFAULT_INDEX_CAP, EvictionIndex, type IndexBlock, type IndexTitle } from '../../core/agent/evictionIndex';
 import type { LogEvent } from '../../core/types';
+import { inline } from './eventMarkdown';
 
 export interface Level0Block {
   fromSeq: number;
@@ -41,9 +42,14 @@ export function indexFromEvents(events: LogEvent[], cap = DEFAULT_INDEX_CAP): Ev
 /** The index as Markdown, each block linked to its seq range (and its segment when level 0). */
 export function renderIndexMarkdown(session: string, index: EvictionIndex, link: (b: IndexBlock) => string): string {
   const blocks = index.blocks();
-  if (!blocks.length) return `# Eviction index of ${session}\n\nNothing has been evicted from this session's working view yet.\n`;
-  const lines = blocks.map((b) => `${renderBlockLine(b).replace(/^- (seq [0-9–]+)/, (_m, r: string) => `- [${r}](${link(b)})`)}`);
-  return `# Eviction index of ${session}\n\n${index.segments} evicted segment${index.segments === 1 ? '' : 's'}, ${blocks.length} line${blocks.length === 1 ? '' : 's'}. Each line opens the events it covers.\n\n${lines.join('\n')}\n`;
+  if (!blocks.length) return `# Eviction index of ${inline(session)}\n\nNothing has been evicted from this session's working view yet.\n`;
+  // Titles are logged text (model-written): escaped, so they cannot carry links, images or command URIs.
+  const lines = blocks.map((b) => {
+    const range = b.fromSeq === b.toSeq ? `seq ${b.fromSeq}` : `seq ${b.fromSeq}–${b.toSeq}`;
+    const span = b.level > 0 ? ` (L${b.level}, ${b.segments} segments)` : '';
+    return `- [${range}](${link(b)})${span}: task: ${inline(b.title.task)} | state: ${inline(b.title.state)} | next: ${inline(b.title.next)}`;
+  });
+  return `# Eviction index of ${inline(session)}\n\n${index.segments} evicted segment${index.segments === 1 ? '' : 's'}, ${blocks.length} line${blocks.length === 1 ? '' : 's'}. Each line opens the events it covers.\n\n${lines.join('\n')}\n`;
 }
 
 function num(v: unknown): number | undefined {

@@ -12,6 +12,8 @@ import {
   renderSessionExport,
 } from '../../../src/vscode/history/eventMarkdown';
 import { parseScrollPath, scrollUriString } from '../../../src/vscode/history/scrollUri';
+import { renderIndexMarkdown } from '../../../src/vscode/history/evictionBlocks';
+import { EvictionIndex } from '../../../src/core/agent/evictionIndex';
 import { linkifySeqs, openEventLink, SeqLinkStreamer, seqRanges } from '../../../src/vscode/chat/chatLinks';
 
 function event(seq: number, content: string, extra: Partial<LogEvent> = {}): LogEvent {
@@ -125,4 +127,37 @@ test('the streamer links a seq split across chunks and leaves fenced code alone'
 
 test('seqRanges compacts', () => {
   assert.deepEqual(seqRanges([5, 3, 4, 9, 9]), [{ from: 3, to: 5 }, { from: 9, to: 9 }]);
+});
+
+// Logged fields are text wherever they are shown: none of them may become a link, an image, a
+// command URI or raw HTML in the trusted Markdown of the chat and the tabs.
+const HOSTILE = '[click me](command:workbench.action.terminal.new) ![t](https://evil.example/t.png) <img src=x> **bold** `code`';
+
+/** Markup that the hostile text would produce if it were not escaped. */
+function liveMarkup(md: string): string[] {
+  const found: string[] = [];
+  for (const m of md.matchAll(/(?<!\\)!?\[[^\]\n]*(?<!\\)\]\((?!command:scroll\.|scroll:)[^)]*\)/g)) found.push(m[0]);
+  for (const m of md.matchAll(/(?<!\\)<(img|a|script|iframe)\b/gi)) found.push(m[0]);
+  return found;
+}
+
+test('search hits escape every logged field: kind, role, session, time, snippet', () => {
+  const hit = { seq: 7, score: 1, kind: HOSTILE, role: HOSTILE, session: HOSTILE, ts: HOSTILE, name: HOSTILE, headline: null, snippet: HOSTILE, broadened: false };
+  const md = renderHits(HOSTILE, [hit as never], (seq) => `command:scroll.openEvent?${seq}`);
+  assert.deepEqual(liveMarkup(md), []);
+  assert.match(md, /\[seq 7\]\(command:scroll\.openEvent\?7\)/, 'our own link stays');
+});
+
+test('event documents escape kind, role, session, name and headline', () => {
+  const e = event(3, 'body', { kind: HOSTILE, role: HOSTILE, session: HOSTILE, name: HOSTILE, headline: HOSTILE, toolCallId: HOSTILE });
+  for (const md of [renderEvent(e), renderEvents('range', [e]), renderSessionExport(HOSTILE, [e])]) {
+    assert.deepEqual(liveMarkup(md.replace(/^(`{3,})[^\n]*\n[\s\S]*?\n\1$/gm, '')), [], md);
+  }
+});
+
+test('eviction index titles and the session name cannot carry links, images or command URIs', () => {
+  const index = EvictionIndex.fromLevel0([{ fromSeq: 3, toSeq: 9, title: { task: HOSTILE, state: HOSTILE, next: HOSTILE }, evictionSeq: 10 }]);
+  const md = renderIndexMarkdown(HOSTILE, index, (b) => `command:scroll.openEvent?${b.fromSeq}`);
+  assert.deepEqual(liveMarkup(md), []);
+  assert.match(md, /\[seq 3–9\]\(command:scroll\.openEvent\?3\)/, 'our own link stays');
 });

@@ -10,6 +10,7 @@ import { registerIndexCompaction } from './vscode/indexCompaction';
 import { registerIntegrityCommands } from './vscode/integrityCommands';
 import { registerScrollDocuments } from './vscode/contentProvider';
 import { registerOpenAIProvider } from './vscode/lm/openaiProvider';
+import { registerOutputChannel } from './vscode/output';
 import { registerPanelCommand } from './vscode/panelCommand';
 import { ScrollServices } from './vscode/services';
 import { registerStatusBar } from './vscode/statusBar';
@@ -17,6 +18,7 @@ import { registerTools } from './vscode/tools/registerTools';
 
 export function activate(context: vscode.ExtensionContext): ScrollApi {
   const t0 = performance.now();
+  registerOutputChannel(context);
   const services = new ScrollServices(context);
   context.subscriptions.push(services);
   registerScrollDocuments(context, services);

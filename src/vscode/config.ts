@@ -1,6 +1,7 @@
 /** Scroll's settings, read in one place with their defaults and bounds. */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { parseSandboxMode, type SandboxMode } from '../core/kernel/sandbox';
 
 export type KernelBackendSetting = 'auto' | 'jupyter' | 'subprocess';
 
@@ -8,6 +9,8 @@ export interface ScrollConfig {
   /** Absolute path of the database file. */
   logPath: string;
   kernelBackend: KernelBackendSetting;
+  /** `scroll.kernel.sandbox`: auto (sandbox where available, else every cell asks), require, off. */
+  kernelSandbox: SandboxMode;
   /** Empty: let the kernel factory pick (Python extension, else python3). */
   pythonPath: string;
   /** 0: derive from the model's input limit. */
@@ -35,6 +38,7 @@ export function readConfig(globalStorageDir: string): ScrollConfig {
   return {
     logPath,
     kernelBackend: backend === 'jupyter' || backend === 'subprocess' ? backend : 'auto',
+    kernelSandbox: parseSandboxMode(c.get<string>('kernel.sandbox', 'auto')),
     pythonPath: (c.get<string>('python.path') ?? '').trim(),
     viewMaxTokens: clamp(c.get<number>('view.maxTokens', 0), 0, 10_000_000),
     indexLevelCap: clamp(c.get<number>('index.levelCap', 8), 2, 64),

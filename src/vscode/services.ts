@@ -9,7 +9,9 @@ import * as vscode from 'vscode';
 import type { EventLog } from '../core/log/eventLog';
 import type { Kernel, KernelStatus } from '../core/kernel/kernel';
 import type { ToolContext, ToolOutput } from '../core/agent/tools';
+import type { SandboxDecision, SandboxProbe } from '../core/kernel/sandbox';
 import { readConfig, workspaceRoot, type ScrollConfig } from './config';
+import { scrollOutput } from './output';
 
 /**
  * Modules loaded on first use, not at activation: the bundle evaluates (and V8 fully compiles) them
@@ -21,6 +23,8 @@ const lazy = {
   agentTools: () => require('../core/agent/tools') as typeof import('../core/agent/tools'),
   loggedKernel: () => require('../core/kernel/loggedKernel') as typeof import('../core/kernel/loggedKernel'),
   kernelFactory: () => require('./kernel/factory') as typeof import('./kernel/factory'),
+  sandbox: () => require('../core/kernel/sandbox') as typeof import('../core/kernel/sandbox'),
+  jupyterSession: () => require('./kernel/jupyterSession') as typeof import('./kernel/jupyterSession'),
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -36,12 +40,41 @@ export type KernelFactory = (opts: {
   config: ScrollConfig;
   workspace: string | undefined;
   log: EventLog;
+  /** The sandbox decision the session's cells are asked about (`cellConfinement`); the kernel follows it. */
+  sandbox: SandboxDecision;
 }) => Promise<Kernel>;
+
+/**
+ * Where a session's next scroll_exec cell runs, as far as the user's safety goes:
+ * - `sandboxed`: Scroll's own process in the OS sandbox — runs without asking;
+ * - `unsandboxed`: Scroll's own process, no sandbox (none available, or `scroll.kernel.sandbox: off`) — asks first;
+ * - `jupyter`: the user's Jupyter kernel, which Scroll cannot confine — asks first;
+ * - `refused`: `scroll.kernel.sandbox: require` and no sandbox to be had — nothing runs; `refusal` says how to fix it.
+ */
+export type CellConfinement =
+  | { kind: 'sandboxed' | 'unsandboxed' | 'jupyter'; decision: SandboxDecision }
+  | { kind: 'refused'; refusal: string; decision: SandboxDecision };
+
+/** Why a cell of an unsandboxed Scroll kernel asks first, and what would sandbox it (consent question, status bar, output). */
+export function unsandboxedReason(decision: SandboxDecision): { reason: string; fix?: string } {
+  if (decision.mode === 'off') return { reason: 'scroll.kernel.sandbox is off', fix: 'set scroll.kernel.sandbox to "auto"' };
+  if (!decision.probe.available) return { reason: decision.probe.reason, fix: decision.probe.fix };
+  return { reason: decision.summary };
+}
+
+/** The cell is run only after the user allowed it. */
+export function cellAsksFirst(c: CellConfinement): boolean {
+  return c.kind === 'unsandboxed' || c.kind === 'jupyter';
+}
 
 export class ScrollServices implements vscode.Disposable {
   private logInstance: EventLog | undefined;
   private openedPath: string | undefined;
   private readonly kernels = new Map<string, Promise<Kernel>>();
+  /** Kernels that have started (the same as `kernels`, once their promise resolved). */
+  private readonly startedKernels = new Map<string, Kernel>();
+  /** Tests replace the sandbox probe (e.g. with a missing bwrap); default probeSandbox() (cached). */
+  private sandboxProbe: (() => SandboxProbe) | undefined;
   private readonly kernelStatusSubs = new Map<string, { dispose(): void }>();
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly disposables: vscode.Disposable[] = [this.changed];
@@ -66,6 +99,7 @@ export class ScrollServices implements vscode.Disposable {
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('scroll.log.path') || e.affectsConfiguration('scroll.redaction.enabled')) this.closeLog();
+        if (e.affectsConfiguration('scroll.kernel.sandbox')) void this.stopKernelsOutsideSandboxSetting();
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.closeLog()),
     );
@@ -125,7 +159,14 @@ export class ScrollServices implements vscode.Disposable {
     if (!this.trusted) return Promise.reject(new Error('The Python kernel is disabled in untrusted workspaces.'));
     const existing = this.kernels.get(session);
     if (existing) return existing;
-    const started = this.kernelFactory({ session, config: this.config, workspace: this.workspace, log: this.log() }).then((k) => {
+    const config = this.config;
+    const started = this.kernelFactory({ session, config, workspace: this.workspace, log: this.log(), sandbox: this.sandboxDecision(config) }).then((k) => {
+      if (this.kernels.get(session) !== started) {
+        // Disposed (or replaced) while it started.
+        void k.dispose();
+        throw new Error('the kernel was stopped while it started');
+      }
+      this.startedKernels.set(session, k);
       this.kernelStates.set(session, k.status);
       this.kernelStatusSubs.set(session, k.onStatus((s) => {
         this.kernelStates.set(session, s);
@@ -134,7 +175,9 @@ export class ScrollServices implements vscode.Disposable {
       this.changed.fire();
       return k;
     });
-    started.catch(() => this.kernels.delete(session));
+    started.catch(() => {
+      if (this.kernels.get(session) === started) this.kernels.delete(session);
+    });
     this.kernels.set(session, started);
     return started;
   }
@@ -142,6 +185,82 @@ export class ScrollServices implements vscode.Disposable {
   /** The session whose kernel a scroll_exec from outside @scroll uses (and the restart command targets). */
   execSession(): string {
     return this.activeSessionId ?? this.toolsSession;
+  }
+
+  /** The session the next scroll_exec cell runs in: the @scroll step that expects it, else execSession(). */
+  execTargetSession(): string {
+    return [...this.pendingExec.values()].find((p) => !p.output)?.ctx.session ?? this.execSession();
+  }
+
+  /** Replaces the sandbox probe (tests: a bwrap that is not there). undefined restores probeSandbox(). */
+  setSandboxProbe(probe: (() => SandboxProbe) | undefined): void {
+    this.sandboxProbe = probe;
+    this.changed.fire();
+  }
+
+  /** What `scroll.kernel.sandbox` and the machine give: sandboxed or not, why, and what would fix it. */
+  sandboxDecision(config: ScrollConfig = this.config): SandboxDecision {
+    if (this.sandboxProbe) return lazy.sandbox().decideSandbox(config.kernelSandbox, this.sandboxProbe());
+    return lazy.kernelFactory().sandboxDecision(config.kernelSandbox);
+  }
+
+  /**
+   * Will this session's next cell run in Scroll's sandbox? The one answer the scroll_exec tool (ask
+   * first or not, refuse or not) and the status bar read. A started kernel answers for itself; before
+   * that, the settings do (`scroll.kernel.backend`, whether Jupyter is installed, `scroll.kernel.sandbox`).
+   */
+  cellConfinement(session: string = this.execTargetSession()): CellConfinement {
+    const config = this.config;
+    const decision = this.sandboxDecision(config);
+    const factory = lazy.kernelFactory();
+    const refused = (refusal: string): CellConfinement => ({ kind: 'refused', refusal, decision });
+    const k = this.startedKernels.get(session);
+    if (k) {
+      if (k.backend === 'jupyter') return decision.mode === 'require' ? refused(factory.JUPYTER_REQUIRE_REFUSAL) : { kind: 'jupyter', decision };
+      if (factory.kernelSandboxed(k)) return { kind: 'sandboxed', decision };
+      if (decision.mode === 'require') {
+        return refused(decision.refusal ?? 'scroll.kernel.sandbox is "require" and this session\'s kernel is not sandboxed: run "Scroll: Restart Python Kernel".');
+      }
+      return { kind: 'unsandboxed', decision };
+    }
+    const plan = factory.planSessionKernel(config.kernelBackend, decision, lazy.jupyterSession().jupyterInstalled());
+    if (plan.refusal) return refused(plan.refusal);
+    if (plan.backend === 'jupyter') return { kind: 'jupyter', decision };
+    return { kind: plan.subprocessSandboxed ? 'sandboxed' : 'unsandboxed', decision };
+  }
+
+  /**
+   * "Scroll: Use Sandboxed Python Kernel": `scroll.kernel.backend` = subprocess for this workspace,
+   * and every session's Jupyter kernel is replaced by Scroll's own (sandboxed where available).
+   * Variables of the replaced kernels are lost. Returns the sessions whose kernel was replaced.
+   */
+  async useSandboxedKernel(): Promise<string[]> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const target = folder ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    await vscode.workspace.getConfiguration('scroll', folder?.uri ?? null).update('kernel.backend', 'subprocess', target);
+    const replaced: string[] = [];
+    for (const [session, k] of [...this.startedKernels]) {
+      if (k.backend !== 'jupyter') continue;
+      await this.disposeKernel(session);
+      replaced.push(session);
+      if (this.trusted) void this.kernel(session).catch(() => undefined);
+    }
+    this.changed.fire();
+    return replaced;
+  }
+
+  /** `scroll.kernel.sandbox` changed: a running kernel that no longer matches it is stopped (the next cell starts one that does). */
+  private async stopKernelsOutsideSandboxSetting(): Promise<void> {
+    const decision = this.sandboxDecision();
+    const factory = lazy.kernelFactory();
+    for (const [session, k] of [...this.startedKernels]) {
+      const sandboxed = factory.kernelSandboxed(k);
+      const stale = k.backend === 'jupyter' ? decision.mode === 'require' : sandboxed !== decision.sandboxed;
+      if (!stale) continue;
+      scrollOutput()?.info(`kernel of session ${session} stopped: scroll.kernel.sandbox is now "${decision.mode}" (its variables are gone; the next cell starts a new kernel)`);
+      await this.disposeKernel(session);
+    }
+    this.changed.fire();
   }
 
   /**
@@ -167,6 +286,9 @@ export class ScrollServices implements vscode.Disposable {
     const sub = token?.onCancellationRequested(() => abort.abort());
     try {
       const expected = [...this.pendingExec.values()].find((p) => !p.output);
+      // `require` without a sandbox: nothing runs (the tool's prepareInvocation said so already).
+      const confinement = this.cellConfinement(expected?.ctx.session ?? this.execSession());
+      if (confinement.kind === 'refused') throw new Error(confinement.refusal);
       if (expected) {
         const kernel = await this.kernel(expected.ctx.session);
         const tool = lazy.agentTools().scrollExecTool(kernel, { timeoutMs: this.config.kernelTimeoutMs, kernelLogsCells: false });
@@ -208,6 +330,7 @@ export class ScrollServices implements vscode.Disposable {
   async disposeKernel(session: string): Promise<void> {
     const k = this.kernels.get(session);
     this.kernels.delete(session);
+    this.startedKernels.delete(session);
     this.kernelStatusSubs.get(session)?.dispose();
     this.kernelStatusSubs.delete(session);
     this.kernelStates.delete(session);

@@ -6,12 +6,12 @@
 import * as vscode from 'vscode';
 import { AgentLoop, type AgentProgress, type AgentRunResult } from '../../core/agent/agentLoop';
 import type { ChatMessage, ModelChunk, ModelClient, ModelRequestOptions, ToolDefinition } from '../../core/agent/model';
-import { SCROLL_EXEC, type AgentTool, type ToolOutput } from '../../core/agent/tools';
+import { SCROLL_EXEC, type AgentTool, type ToolContext, type ToolOutput } from '../../core/agent/tools';
 import { toolDescription } from '../../prompts';
 import type { EventLog } from '../../core/log/eventLog';
 import type { ScrollServices } from '../services';
 import { VscodeModelClient } from '../lm/vscodeModelClient';
-import { PARTICIPANT_TOOLS, TRUSTED_ONLY_TOOLS } from '../tools/registerTools';
+import { DECLINED_CELL_RESULT, PARTICIPANT_TOOLS, TRUSTED_ONLY_TOOLS } from '../tools/registerTools';
 
 /** Forwards to the current request's vscode.lm model. */
 class RequestModelClient implements ModelClient {
@@ -66,7 +66,15 @@ function bridgeTools(services: ScrollServices, hooks: () => TurnHooks | undefine
             .map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : ''))
             .join('');
           const exec = expecting ? services.execOutput(ctx.callId) : undefined;
+          // No output: VS Code answered without invoking the tool (the user chose to skip the cell).
+          if (expecting && !exec) return declinedCell(input, ctx, 'skipped', content);
           return exec ? { ...exec, content } : { content };
+        } catch (e) {
+          // The user denied the confirmation: VS Code rejects invokeTool with a CancellationError
+          // (over the extension-host RPC: an Error named "Canceled") and never invokes the tool. A
+          // cancelled request rejects the same way; then the turn's own token is cancelled.
+          if (expecting && isCancellation(e) && !h?.token.isCancellationRequested) return declinedCell(input, ctx, 'denied');
+          throw e;
         } finally {
           expecting?.dispose();
         }
@@ -74,6 +82,28 @@ function bridgeTools(services: ScrollServices, hooks: () => TurnHooks | undefine
     });
   }
   return tools;
+}
+
+function isCancellation(e: unknown): boolean {
+  return e instanceof vscode.CancellationError || (e instanceof Error && e.name === 'Canceled' && e.message === 'Canceled');
+}
+
+/**
+ * A scroll_exec cell the user declined (Deny, or Skip): logged as a kernel_exec with
+ * `meta.denied`, so the history shows what was asked and refused; it never reached a kernel.
+ */
+function declinedCell(input: Record<string, unknown>, ctx: ToolContext, how: 'denied' | 'skipped', vscodeText?: string): ToolOutput {
+  ctx.appendEvent({
+    kind: 'kernel_exec',
+    role: 'kernel',
+    name: SCROLL_EXEC,
+    content: typeof input.code === 'string' ? input.code : JSON.stringify(input),
+    toolCallId: ctx.callId,
+    parentSeq: ctx.callSeq,
+    meta: { denied: true, ...(how === 'skipped' ? { skipped: true } : {}) },
+  });
+  const content = how === 'skipped' && vscodeText ? `${DECLINED_CELL_RESULT} (${vscodeText})` : DECLINED_CELL_RESULT;
+  return { content, isError: true, meta: { denied: true } };
 }
 
 export class AgentSession {

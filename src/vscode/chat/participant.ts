@@ -13,7 +13,7 @@ import { sessionIndex } from '../history/historyQueries';
 import { forEditor } from '../editorHint';
 import type { ScrollServices } from '../services';
 import { resolveInWorkspace } from '../tools/workspaceFiles';
-import { TOOL_NAMES } from '../tools/registerTools';
+import { DECLINED_CELL_RESULT, TOOL_NAMES } from '../tools/registerTools';
 import type { AgentSession } from './agentSession';
 import { OPEN_EVENT_COMMAND, openEventLink, openRangeLink, SeqLinkStreamer, seqRanges } from './chatLinks';
 
@@ -145,6 +145,7 @@ async function runAgent(
   const usedSeqs: number[] = [];
   const referenced = new Set<string>();
   let evictions = 0;
+  const shown = new Set<string>();
   const reference = (p: unknown) => {
     try {
       const uri = resolveInWorkspace(p);
@@ -169,6 +170,7 @@ async function runAgent(
         break;
       case 'tool_result':
         usedSeqs.push(p.seq);
+        if (p.isError && p.call.name === TOOL_NAMES.exec) execNotRun(services, agent.session, p.content, stream, shown);
         if (!p.isError && (p.call.name === TOOL_NAMES.readFile || p.call.name === TOOL_NAMES.editFile)) reference(p.call.input.path);
         services.notifyLogChanged();
         break;
@@ -190,6 +192,33 @@ async function runAgent(
   stream.markdown(trustedMarkdown(`\n\n---\n_Session \`${agent.session}\` · ${footer.join(' · ')}_`));
   services.notifyLogChanged();
   return meta({ userSeq: result.userSeq, lastSeq: result.lastSeq });
+}
+
+/**
+ * A scroll_exec cell that did not run because of the consent rules: `scroll.kernel.sandbox: require`
+ * without a sandbox (the refusal says how to install one), or the user declined it. Said once a turn
+ * in the chat; the model gets the same from the tool result.
+ */
+function execNotRun(services: ScrollServices, session: string, content: string, stream: vscode.ChatResponseStream, shown: Set<string>): void {
+  if (content.startsWith(DECLINED_CELL_RESULT)) {
+    if (shown.has('declined')) return;
+    shown.add('declined');
+    stream.markdown('\n\n_You declined the Python cell: it did not run (logged as declined)._\n\n');
+    return;
+  }
+  let confinement;
+  try {
+    confinement = services.cellConfinement(session);
+  } catch {
+    return;
+  }
+  if (confinement.kind !== 'refused' || shown.has('refused')) return;
+  shown.add('refused');
+  const md = new vscode.MarkdownString('\n\n**Python did not run.** ');
+  md.appendText(confinement.refusal);
+  md.appendMarkdown('\n\n');
+  stream.markdown(md);
+  stream.button({ command: 'workbench.action.openSettings', arguments: ['scroll.kernel.sandbox'], title: 'Open the sandbox setting' });
 }
 
 function noModel(stream: vscode.ChatResponseStream): void {

@@ -1,11 +1,12 @@
 /**
  * Scroll's language model tools. Coding tools for @scroll (read, list, search text, edit, run,
  * scroll_exec) and history tools any agent may use (#scrollHistory). Edit and run ask the user
- * first (prepareInvocation); edit, run and exec are refused in untrusted workspaces.
+ * first (prepareInvocation), and so does scroll_exec when its cell will not run in Scroll's sandbox
+ * (execTool); edit, run and exec are refused in untrusted workspaces.
  */
 import * as vscode from 'vscode';
 import { parseSeqSpec } from '../history/eventMarkdown';
-import type { ScrollServices } from '../services';
+import { cellAsksFirst, unsandboxedReason, type CellConfinement, type ScrollServices } from '../services';
 import {
   applyEdit,
   editPreview,
@@ -56,6 +57,32 @@ function requireTrust(name: string): void {
 }
 
 type Input = Record<string, unknown>;
+
+/** What the model is told about a scroll_exec cell the user declined (@scroll's path, agentSession.ts). */
+export const DECLINED_CELL_RESULT = 'The user declined to run this cell: nothing ran, the kernel is unchanged. Do not retry it as is; ask the user or go another way.';
+
+export const EXEC_CONFIRMATION_TITLE = 'Run Python in the Scroll kernel?';
+
+/** Why a cell asks first, in one line of the confirmation. */
+export function execConsentReason(c: CellConfinement): string {
+  if (c.kind === 'jupyter') return 'this is your Jupyter kernel, which Scroll cannot confine';
+  const { reason, fix } = unsandboxedReason(c.decision);
+  return `the kernel is not sandboxed: ${reason}${fix ? ` (to sandbox it: ${fix})` : ''}`;
+}
+
+/** Plain text as Markdown that renders as that text (appendText would turn spaces into &nbsp;). */
+function escapeMarkdown(t: string): string {
+  return t.replace(/[\\`*_{}[\]<>#|~]/g, (ch) => `\\${ch}`);
+}
+
+/** The question VS Code shows before an unconfined cell: the code, and why it asks. */
+export function execConfirmation(code: string, c: CellConfinement): { title: string; message: vscode.MarkdownString } {
+  const md = new vscode.MarkdownString();
+  md.appendCodeblock(code, 'python');
+  md.appendMarkdown('\n\n');
+  md.appendMarkdown(escapeMarkdown(`Scroll asks because ${execConsentReason(c)}.`));
+  return { title: EXEC_CONFIRMATION_TITLE, message: md };
+}
 
 export function registerTools(context: vscode.ExtensionContext, services: ScrollServices): void {
   const tool = (name: string, impl: vscode.LanguageModelTool<Input>) => context.subscriptions.push(vscode.lm.registerTool<Input>(name, impl));
@@ -134,12 +161,34 @@ export function registerTools(context: vscode.ExtensionContext, services: Scroll
     },
   });
 
-  tool(TOOL_NAMES.exec, {
-    prepareInvocation: () => ({ invocationMessage: 'Running Python…' }),
+  tool(TOOL_NAMES.exec, execTool(services));
+}
+
+/**
+ * `scroll_exec` for any caller (@scroll, Copilot agent mode, another extension): the same rules for all.
+ *
+ * Consent: a cell that will not run in Scroll's sandbox (none available, `scroll.kernel.sandbox: off`,
+ * or the session's kernel is the user's Jupyter kernel) asks first: prepareInvocation returns
+ * confirmationMessages, and VS Code shows them with its own Allow / Allow in this Session / Deny
+ * choices; a denied cell is never invoked. @scroll sees the denial (invokeTool rejects with a
+ * cancellation) and logs the cell as declined (agentSession.ts). When another agent calls the tool,
+ * Scroll never learns of a denial: nothing ran, so nothing is logged. `require` without a sandbox:
+ * prepareInvocation and invoke throw the refusal, which says how to install one.
+ */
+export function execTool(services: ScrollServices): vscode.LanguageModelTool<Input> {
+  return {
+    prepareInvocation: (o) => {
+      requireTrust('The Python kernel');
+      const confinement = services.cellConfinement();
+      if (confinement.kind === 'refused') throw new Error(confinement.refusal);
+      const invocationMessage = confinement.kind === 'sandboxed' ? 'Running Python in the sandboxed kernel…' : 'Running Python…';
+      if (!cellAsksFirst(confinement)) return { invocationMessage };
+      return { invocationMessage, confirmationMessages: execConfirmation(String(o.input.code ?? ''), confinement) };
+    },
     invoke: async (o, token) => {
       requireTrust('The Python kernel');
       if (typeof o.input.code !== 'string' || !o.input.code.trim()) throw new Error('code is required');
       return text((await services.runPython(o.input.code, token)).content);
     },
-  });
+  };
 }

@@ -1,0 +1,248 @@
+// The agent's Python kernel in the OS sandbox, and the consent rules of scroll_exec, in the real
+// extension host: the factory builds a sandboxed subprocess kernel (the workspace is read-only to it,
+// even through `/tmp/..`; it writes only to its scratch folder; the log's folder is out of reach; `ms`
+// answers through the host); scroll_exec asks first exactly when the cell will not run in Scroll's
+// sandbox (`scroll.kernel.sandbox: off`, no sandbox on the machine, the Jupyter backend); `require`
+// without a sandbox refuses, with how to install one.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ScrollApi } from '../../../src/api';
+import { decideSandbox, probeSandbox } from '../../../src/core/kernel/sandbox';
+import { EventLog } from '../../../src/core/log/eventLog';
+import { createSessionKernel, hiddenPaths, kernelSandboxed, KernelRefusedError, type SessionKernelRequest } from '../../../src/vscode/kernel/factory';
+import { statusText } from '../../../src/vscode/statusBar';
+import { EXEC_CONFIRMATION_TITLE, execTool } from '../../../src/vscode/tools/registerTools';
+import { repoRoot, scrollApi, waitFor, workspaceRoot } from './helpers';
+
+const MISSING_BWRAP = '/nonexistent/scroll-test/bwrap';
+const config = () => vscode.workspace.getConfiguration('scroll');
+const token = new vscode.CancellationTokenSource().token;
+
+describe('kernel sandbox and scroll_exec consent', function () {
+  this.timeout(120_000);
+  let api: ScrollApi;
+  let dir: string;
+  let log: EventLog;
+  const kernels: { dispose(): Promise<void> }[] = [];
+
+  const request = (over: Partial<SessionKernelRequest> = {}): SessionKernelRequest => ({
+    session: 'sandbox-host',
+    config: { kernelBackend: 'subprocess', kernelSandbox: 'auto', pythonPath: '', outputCap: 20000, kernelTimeoutMs: 30000 },
+    workspace: workspaceRoot(),
+    log,
+    extensionPath: repoRoot,
+    notify: () => undefined,
+    logCells: false,
+    ...over,
+  });
+
+  /** What scroll_exec's prepareInvocation returns for a cell now (the tool object the extension registers). */
+  const prepare = async (code = 'print(1)') => {
+    const tool = execTool(api.services);
+    return (await tool.prepareInvocation!({ input: { code } }, token)) as vscode.PreparedToolInvocation | undefined;
+  };
+  const setting = async (key: string, value: unknown) => {
+    await config().update(key, value, vscode.ConfigurationTarget.Global);
+    await waitFor(`${key} = ${JSON.stringify(value)}`, () => config().inspect(key)?.globalValue === value);
+  };
+  const mdText = (m: string | vscode.MarkdownString | undefined) => (typeof m === 'string' ? m : m?.value ?? '');
+
+  before(async () => {
+    api = await scrollApi();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scroll-sandbox-host-'));
+    log = EventLog.open({ path: path.join(dir, '.scroll', 'scroll.db'), session: 'sandbox-host', redact: false });
+    log.append({ kind: 'user_message', role: 'user', content: 'the sandbox drill word is periwinkle' });
+    // Every prepareInvocation below asks about a session without a kernel of its own.
+    await api.services.disposeKernel(api.services.execSession());
+  });
+
+  afterEach(async () => {
+    for (const k of kernels.splice(0)) await k.dispose();
+    api.services.setSandboxProbe(undefined);
+    await setting('kernel.sandbox', undefined);
+    await setting('kernel.backend', undefined);
+    await config().update('kernel.backend', undefined, vscode.ConfigurationTarget.Workspace);
+    await api.services.disposeKernel(api.services.execSession());
+  });
+
+  after(() => {
+    log.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('this machine has a sandbox (bubblewrap) and the default settings use it', () => {
+    const probe = probeSandbox();
+    assert.equal(probe.available, true, `the host tests need bwrap: ${JSON.stringify(probe)}`);
+    assert.equal(api.services.config.kernelSandbox, 'auto');
+    assert.equal(api.services.cellConfinement().kind, 'sandboxed');
+  });
+
+  it('the factory builds a sandboxed kernel: the workspace is read-only, the scratch folder writable, the log hidden, ms works', async () => {
+    const ws = workspaceRoot();
+    const k = await createSessionKernel(request());
+    kernels.push(k);
+    assert.equal(k.backend, 'subprocess');
+    assert.equal(kernelSandboxed(k), true);
+    const run = async (code: string) => {
+      const r = await k.execute(code);
+      return { ...r, text: r.stdout + (r.error ? `${r.error.ename}: ${r.error.evalue}` : '') };
+    };
+    // Through /tmp/.. (the sandbox's /tmp is its own tmpfs) and directly: the workspace is read-only.
+    const traversal = await run(`open('/tmp/../' + ${JSON.stringify(ws)} + '/x', 'w')`);
+    assert.ok(traversal.error, `writing through /tmp/.. must fail: ${traversal.text}`);
+    assert.match(traversal.error!.ename, /OSError|PermissionError/);
+    const direct = await run(`open(${JSON.stringify(path.join(ws, 'sandbox-was-here.txt'))}, 'w').write('x')`);
+    assert.ok(direct.error, `writing the workspace must fail: ${direct.text}`);
+    assert.equal(fs.existsSync(path.join(ws, 'x')), false);
+    assert.equal(fs.existsSync(path.join(ws, 'sandbox-was-here.txt')), false);
+    // Reading the workspace works.
+    const read = await run(`print(open(${JSON.stringify(path.join(ws, 'ledger_sync', 'report.py'))}).read()[:0] + 'read ok')`);
+    assert.equal(read.stdout, 'read ok\n', read.text);
+    // The scratch folder is TMPDIR and writable.
+    const scratch = await run("import os, tempfile\np = os.path.join(tempfile.gettempdir(), 'note.txt')\nopen(p, 'w').write('hi')\nprint(os.environ['TMPDIR'] == tempfile.gettempdir(), open(p).read())");
+    assert.equal(scratch.stdout, 'True hi\n', scratch.text);
+    // The log's folder is hidden: neither this log nor the workspace's own .scroll/.
+    for (const db of [log.path, path.join(ws, '.scroll', 'scroll.db')]) {
+      const r = await run(`import os\nprint(os.path.exists(${JSON.stringify(db)}))`);
+      assert.equal(r.stdout, 'False\n', `${db} must not be visible: ${r.text}`);
+    }
+    // ms answers through the host.
+    const ms = await run("hits = ms.search('sandbox drill word', k=3)\nprint(ms.expand(hits)[0].content)");
+    assert.equal(ms.stdout, 'the sandbox drill word is periwinkle\n', ms.text);
+    // Disposing the kernel removes its scratch folder.
+    const scratchDir = (await run('import tempfile\nprint(tempfile.gettempdir())')).stdout.trim();
+    assert.ok(fs.existsSync(scratchDir), `scratch folder ${scratchDir} exists while the kernel lives`);
+    await k.dispose();
+    assert.equal(fs.existsSync(scratchDir), false, 'scratch folder removed with the kernel');
+  });
+
+  it('a restart keeps the scratch folder; only disposing the kernel removes it', async () => {
+    const k = await createSessionKernel(request({ session: 'sandbox-restart' }));
+    kernels.push(k);
+    const tmp = (await k.execute("import tempfile\nopen(tempfile.gettempdir() + '/kept', 'w').write('1')\nprint(tempfile.gettempdir())")).stdout.trim();
+    await k.restart();
+    assert.equal((await k.execute(`print(open(${JSON.stringify(tmp + '/kept')}).read())`)).stdout, '1\n');
+    await k.dispose();
+    assert.equal(fs.existsSync(tmp), false);
+  });
+
+  it('hides the log files, not the workspace, when the log sits in the workspace folder itself', () => {
+    const ws = '/work/ws';
+    assert.deepEqual(hiddenPaths({ path: '/work/ws/.scroll/scroll.db', payloads: { dir: '/work/ws/.scroll/payloads' } }, ws), ['/work/ws/.scroll']);
+    assert.deepEqual(hiddenPaths({ path: '/work/ws/scroll.db', payloads: { dir: '/work/ws/payloads' } }, ws), [
+      '/work/ws/scroll.db', '/work/ws/scroll.db-wal', '/work/ws/scroll.db-shm', '/work/ws/scroll.db-journal', '/work/ws/payloads',
+    ]);
+    assert.deepEqual(hiddenPaths({ path: '/logs/scroll.db', payloads: { dir: '/payloads' } }, ws), ['/logs', '/payloads']);
+  });
+
+  it('the "Scroll" output channel says which mode is in force, and again when the setting changes', async () => {
+    // The run's user-data folder sits beside the workspace (scripts/host/run-host-tests.mjs); log channels write files there.
+    const logs = path.join(path.dirname(process.env.SCROLL_TEST_WORKSPACE ?? workspaceRoot()), 'user-data', 'logs');
+    const channelText = () => {
+      const files: string[] = [];
+      const walk = (d: string) => {
+        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+          const p = path.join(d, e.name);
+          if (e.isDirectory()) walk(p);
+          else if (/Scroll\.log$/.test(e.name) && p.includes('scroll-dev.scroll-memory')) files.push(p);
+        }
+      };
+      if (fs.existsSync(logs)) walk(logs);
+      return files.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+    };
+    await waitFor('the start-up line', () => /Python kernel: sandboxed \(bubblewrap [\d.]+\) \[start-up/.test(channelText()), 20_000);
+    await setting('kernel.sandbox', 'off');
+    await waitFor('the line after the change', () => /not sandboxed: scroll\.kernel\.sandbox is off .*\[settings changed; scroll\.kernel\.sandbox: off/.test(channelText()), 20_000);
+  });
+
+  it('a sandboxed cell does not ask; the status bar says it is sandboxed', async () => {
+    const prepared = await prepare();
+    assert.equal(prepared?.confirmationMessages, undefined);
+    assert.match(statusText(api.services).tooltip, /Python kernel: sandboxed \(bubblewrap \d+\.\d+\.\d+\)/);
+  });
+
+  it('scroll.kernel.sandbox off: every cell asks, with the code and why', async () => {
+    await setting('kernel.sandbox', 'off');
+    await waitFor('the setting to reach Scroll', () => api.services.cellConfinement().kind === 'unsandboxed');
+    const prepared = await prepare('print("hello from the test")');
+    assert.ok(prepared?.confirmationMessages, 'asks first');
+    assert.equal(prepared.confirmationMessages.title, EXEC_CONFIRMATION_TITLE);
+    const text = mdText(prepared.confirmationMessages.message);
+    assert.match(text, /```python\nprint\("hello from the test"\)\n```/);
+    assert.match(text, /the kernel is not sandboxed: scroll\.kernel\.sandbox is off/);
+    assert.match(statusText(api.services).tooltip, /not sandboxed: scroll\.kernel\.sandbox is off — every cell asks first/);
+    // The kernel it builds is not sandboxed.
+    const k = await createSessionKernel(request({ session: 'sandbox-off', config: { ...request().config, kernelSandbox: 'off' } }));
+    kernels.push(k);
+    assert.equal(kernelSandboxed(k), false);
+  });
+
+  it('a started sandboxed kernel stops when scroll.kernel.sandbox turns off (the next cell asks)', async () => {
+    const session = api.services.execSession();
+    await api.services.kernel(session);
+    assert.equal(api.services.cellConfinement(session).kind, 'sandboxed');
+    await setting('kernel.sandbox', 'off');
+    await waitFor('the sandboxed kernel to stop', () => !api.services.hasKernel(session));
+    assert.equal(api.services.cellConfinement(session).kind, 'unsandboxed');
+  });
+
+  it('no sandbox on the machine (auto): every cell asks, saying why and how to fix it', async () => {
+    api.services.setSandboxProbe(() => probeSandbox({ bwrapPath: MISSING_BWRAP }));
+    const prepared = await prepare();
+    assert.ok(prepared?.confirmationMessages);
+    const text = mdText(prepared.confirmationMessages.message);
+    assert.match(text, /the kernel is not sandboxed: bwrap not found at \/nonexistent\/scroll-test\/bwrap/);
+    assert.match(text, /install bubblewrap/);
+    assert.match(statusText(api.services).tooltip, /not sandboxed: bwrap not found .* every cell asks first; fix: install bubblewrap/);
+  });
+
+  it('the Jupyter backend: every cell asks (Scroll cannot confine it); the status bar offers the sandboxed kernel', async () => {
+    assert.ok(vscode.extensions.getExtension('ms-toolsai.jupyter'), 'the fake Jupyter extension is installed');
+    await setting('kernel.backend', 'jupyter');
+    await waitFor('the backend to reach Scroll', () => api.services.cellConfinement().kind === 'jupyter');
+    const prepared = await prepare();
+    assert.ok(prepared?.confirmationMessages);
+    assert.match(mdText(prepared.confirmationMessages.message), /this is your Jupyter kernel, which Scroll cannot confine/);
+    assert.match(statusText(api.services).tooltip, /Jupyter kernel: every cell asks first/);
+
+    // "Scroll: Use Sandboxed Python Kernel": backend subprocess for the workspace; cells no longer ask.
+    await vscode.commands.executeCommand('scroll.useSandboxedKernel');
+    assert.equal(config().inspect('kernel.backend')?.workspaceValue, 'subprocess');
+    await waitFor('the sandboxed kernel to be in force', () => api.services.cellConfinement().kind === 'sandboxed');
+    assert.equal((await prepare())?.confirmationMessages, undefined);
+  });
+
+  it('require without a sandbox refuses: prepareInvocation, invokeTool and the factory, with how to install one', async () => {
+    api.services.setSandboxProbe(() => probeSandbox({ bwrapPath: MISSING_BWRAP }));
+    await setting('kernel.sandbox', 'require');
+    await waitFor('the setting to reach Scroll', () => api.services.cellConfinement().kind === 'refused');
+    await assert.rejects(prepare(), /refuses to run kernel cells.*"require".*install bubblewrap/);
+    const before = api.services.log().maxSeq();
+    await assert.rejects(
+      Promise.resolve(vscode.lm.invokeTool('scroll_exec', { input: { code: 'print(1)' }, toolInvocationToken: undefined })),
+      /refuses to run kernel cells/,
+    );
+    assert.equal(api.services.log().maxSeq(), before, 'nothing ran, nothing logged');
+    assert.equal(api.services.hasKernel(api.services.execSession()), false, 'no kernel started');
+    await assert.rejects(
+      createSessionKernel(request({ session: 'sandbox-require', sandbox: decideSandbox('require', probeSandbox({ bwrapPath: MISSING_BWRAP })) })),
+      (e: unknown) => e instanceof KernelRefusedError && /install bubblewrap/.test(e.message),
+    );
+    assert.match(statusText(api.services).tooltip, /cells are refused/);
+  });
+
+  it('require with a sandbox runs sandboxed; with the Jupyter backend it refuses (Jupyter cannot be sandboxed)', async () => {
+    await setting('kernel.sandbox', 'require');
+    await waitFor('the setting to reach Scroll', () => api.services.config.kernelSandbox === 'require');
+    assert.equal((await prepare())?.confirmationMessages, undefined);
+    await setting('kernel.backend', 'jupyter');
+    await waitFor('the backend to reach Scroll', () => api.services.cellConfinement().kind === 'refused');
+    await assert.rejects(prepare(), /Jupyter kernel is your own and Scroll cannot sandbox it/);
+    // backend auto with Jupyter installed: under require, Scroll's sandboxed process instead.
+    await setting('kernel.backend', 'auto');
+    await waitFor('auto to pick the sandboxed process', () => api.services.cellConfinement().kind === 'sandboxed');
+  });
+});

@@ -13,7 +13,7 @@ import { sessionIndex } from '../history/historyQueries';
 import { forEditor } from '../editorHint';
 import type { ScrollServices } from '../services';
 import { resolveInWorkspace } from '../tools/workspaceFiles';
-import { DECLINED_CELL_RESULT, TOOL_NAMES } from '../tools/registerTools';
+import { DECLINED_CELL_RESULT, escapeMarkdown, TOOL_NAMES } from '../tools/registerTools';
 import type { AgentSession } from './agentSession';
 import { OPEN_EVENT_COMMAND, openEventLink, openRangeLink, SeqLinkStreamer, seqRanges } from './chatLinks';
 
@@ -215,7 +215,7 @@ function execNotRun(services: ScrollServices, session: string, content: string, 
   if (confinement.kind !== 'refused' || shown.has('refused')) return;
   shown.add('refused');
   const md = new vscode.MarkdownString('\n\n**Python did not run.** ');
-  md.appendText(confinement.refusal);
+  md.appendMarkdown(escapeMarkdown(confinement.refusal));
   md.appendMarkdown('\n\n');
   stream.markdown(md);
   stream.button({ command: 'workbench.action.openSettings', arguments: ['scroll.kernel.sandbox'], title: 'Open the sandbox setting' });

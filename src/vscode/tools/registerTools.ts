@@ -71,7 +71,7 @@ export function execConsentReason(c: CellConfinement): string {
 }
 
 /** Plain text as Markdown that renders as that text (appendText would turn spaces into &nbsp;). */
-function escapeMarkdown(t: string): string {
+export function escapeMarkdown(t: string): string {
   return t.replace(/[\\`*_{}[\]<>#|~]/g, (ch) => `\\${ch}`);
 }
 

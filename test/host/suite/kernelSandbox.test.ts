@@ -234,6 +234,32 @@ describe('kernel sandbox and scroll_exec consent', function () {
     assert.match(statusText(api.services).tooltip, /cells are refused/);
   });
 
+  it('require without a sandbox, through @scroll: the model gets the refusal as the tool result, nothing runs', async () => {
+    interface ScriptedLm { vendor: string; setScript(s: unknown): void; reset(): void }
+    const lm = await vscode.extensions.getExtension<ScriptedLm>('scroll-test.scripted-lm')!.activate();
+    lm.reset();
+    lm.setScript({ turns: [{ toolCalls: [{ name: 'scroll_exec', input: { code: 'print("REFUSED-CELL")' } }] }, { text: 'REFUSAL-SEEN' }] });
+    api.services.setSandboxProbe(() => probeSandbox({ bwrapPath: MISSING_BWRAP }));
+    await setting('kernel.sandbox', 'require');
+    await waitFor('the setting to reach Scroll', () => api.services.cellConfinement().kind === 'refused');
+    const log = api.services.log();
+    const before = log.maxSeq();
+    const turns = api.services.turnsCompleted;
+    try {
+      await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@scroll run a refused cell', modelSelector: { vendor: lm.vendor } });
+      await waitFor('@scroll to answer', () => api.services.turnsCompleted > turns, 120_000, 200);
+    } finally {
+      lm.reset();
+    }
+    const events = log.range(before + 1, log.maxSeq());
+    const result = events.find((e) => e.kind === 'tool_result' && e.name === 'scroll_exec');
+    assert.ok(result, `a scroll_exec result: ${events.map((e) => e.kind).join(', ')}`);
+    assert.match(result.content, /refuses to run kernel cells.*install bubblewrap/);
+    assert.equal(result.meta.isError, true);
+    assert.ok(!events.some((e) => e.kind === 'kernel_exec' || e.kind === 'kernel_output'), 'no cell ran');
+    assert.ok(events.some((e) => e.kind === 'model_turn' && e.content.includes('REFUSAL-SEEN')));
+  });
+
   it('require with a sandbox runs sandboxed; with the Jupyter backend it refuses (Jupyter cannot be sandboxed)', async () => {
     await setting('kernel.sandbox', 'require');
     await waitFor('the setting to reach Scroll', () => api.services.config.kernelSandbox === 'require');

@@ -127,7 +127,7 @@ class UnavailableMemorySpace:
         self._reason = reason
 
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("_"):  # private and dunder lookups (getattr(ms, "_t", None), copy, pickle) find nothing
             raise AttributeError(name)
         raise RuntimeError(self._reason)
 

@@ -93,6 +93,7 @@ class SocketClientTest(unittest.TestCase):
         with self.assertRaises(RuntimeError) as cm:
             ms.search("retry")
         self.assertIn("`ms` is not available in this kernel", str(cm.exception))
+        self.assertIsNone(getattr(ms, "_t", None))  # scroll_jupyter.bootstrap looks for an old transport this way
 
 
 if __name__ == "__main__":

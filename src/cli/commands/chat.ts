@@ -113,7 +113,7 @@ async function run(ctx: CommandContext): Promise<number> {
   process.once('SIGINT', onSigint);
   try {
     let loggedKernel: Kernel | null = null;
-    const decision = decideSandbox(parseSandboxMode(sandboxOption ?? 'auto'), probeSandbox({ bwrapPath: io.env.SCROLL_BWRAP_PATH || undefined }));
+    const decision = decideSandbox(parseSandboxMode(sandboxOption ?? 'auto'), probeSandbox({ env: { ...process.env, ...io.env } }));
     let kernelRefused: string | undefined;
     if (values['no-kernel'] === true) {
       // no kernel asked for

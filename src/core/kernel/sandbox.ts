@@ -1,6 +1,6 @@
 /**
- * The kernel's OS sandbox: bubblewrap (`bwrap`) on Linux, nothing elsewhere (the probe says so, and
- * every cell then asks the user first).
+ * The kernel's OS sandbox: bubblewrap (`bwrap`) on Linux, Seatbelt (`sandbox-exec`, seatbelt.ts) on
+ * macOS, nothing elsewhere (the probe says so, and every cell then asks the user first).
  *
  * Why plain bwrap and not `@anthropic-ai/sandbox-runtime`: that package needs Node >= 22.12 (our CLI
  * runs on Node 20), is ESM-only, and its network model is an allow-listing proxy while the kernel
@@ -19,14 +19,16 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, statSync, chmodSync } from 'node:fs';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { probeDarwin, seatbeltCommand, SANDBOX_EXEC } from './seatbelt';
 
 export type SandboxMode = 'auto' | 'require' | 'off';
 
 export interface SandboxAvailable {
   available: true;
-  kind: 'bubblewrap';
-  /** Absolute path of bwrap. */
+  kind: 'bubblewrap' | 'seatbelt';
+  /** Absolute path of bwrap, or /usr/bin/sandbox-exec. */
   command: string;
+  /** bubblewrap's version; for Seatbelt the macOS version (`sw_vers`), or 'unknown'. */
   version: string;
 }
 
@@ -98,8 +100,17 @@ export function probeSandbox(
   opts: { bwrapPath?: string; platform?: NodeJS.Platform; refresh?: boolean; env?: NodeJS.ProcessEnv } = {},
 ): SandboxProbe {
   const platform = opts.platform ?? process.platform;
+  if (platform === 'darwin') {
+    // /usr/bin/sandbox-exec only, never one from PATH (seatbelt.ts); cached like bwrap's.
+    const key = `seatbelt:${SANDBOX_EXEC}`;
+    const cached = probeCache.get(key);
+    if (cached && !opts.refresh) return cached;
+    const probe = probeDarwin();
+    probeCache.set(key, probe);
+    return probe;
+  }
   if (platform !== 'linux') {
-    const name = platform === 'darwin' ? 'macOS' : platform === 'win32' ? 'Windows' : platform;
+    const name = platform === 'win32' ? 'Windows' : platform;
     return {
       available: false,
       reason: `Scroll has no kernel sandbox on ${name} in this version`,
@@ -108,9 +119,10 @@ export function probeSandbox(
   }
   const env = opts.env ?? process.env;
   // SCROLL_BWRAP_PATH: another bwrap (tests use a missing one for the unavailable path).
-  const command = findExecutable(opts.bwrapPath ?? (env.SCROLL_BWRAP_PATH || 'bwrap'), env.PATH ?? '');
+  const requested = opts.bwrapPath ?? (env.SCROLL_BWRAP_PATH || undefined);
+  const command = findExecutable(requested ?? 'bwrap', env.PATH ?? '');
   if (!command) {
-    const where = opts.bwrapPath ? ` at ${opts.bwrapPath}` : ' on PATH';
+    const where = requested ? ` at ${requested}` : ' on PATH';
     return { available: false, reason: `bwrap not found${where}`, fix: installFix() };
   }
   const cached = probeCache.get(command);
@@ -159,7 +171,7 @@ export function decideSandbox(mode: SandboxMode, probe: SandboxProbe = probeSand
     return { mode, sandboxed: false, probe, summary: 'not sandboxed (scroll.kernel.sandbox is off) — every cell asks first' };
   }
   if (probe.available) {
-    return { mode, sandboxed: true, probe, summary: `sandboxed (bubblewrap ${probe.version})` };
+    return { mode, sandboxed: true, probe, summary: probe.kind === 'seatbelt' ? 'sandboxed (macOS Seatbelt)' : `sandboxed (bubblewrap ${probe.version})` };
   }
   if (mode === 'require') {
     return {
@@ -188,6 +200,9 @@ type Mount =
   | { kind: 'hide-file'; path: string };
 
 /**
+ * For a `seatbelt` probe (macOS): `/usr/bin/sandbox-exec -p <profile> -D ... -- command args`, see
+ * seatbelt.ts's `seatbeltCommand`. Otherwise:
+ *
  * The argv that runs `command args` inside bwrap under the policy, with exactly `env` as its
  * environment (TMPDIR, TMP and TEMP set to the scratch folder). `command` is not resolved here:
  * inside, it is looked up on `env.PATH` (it may be a launcher shim such as pyenv's `python3`).
@@ -218,6 +233,18 @@ export function sandboxedCommand(
   args: string[],
   env: Record<string, string>,
 ): { command: string; args: string[] } {
+  if (probe.kind === 'seatbelt') {
+    // macOS: the same paths hidden; Seatbelt needs no mount points, so missing ones are denied too.
+    // The caller spawns the result with `env` (sandbox-exec passes it through): see seatbeltCommand.
+    const workspace = policy.workspace ? real(policy.workspace) : undefined;
+    const hidden = [
+      ...credentialPaths(policy.home ?? homedir()),
+      ...(workspace ? [join(workspace, '.scroll'), ...workspaceEnvFiles(workspace)] : []),
+      ...(policy.hiddenPaths ?? []),
+      ...hostSocketPaths(env),
+    ];
+    return seatbeltCommand(probe, policy, command, args, hidden);
+  }
   return buildCommand(probe, policy, command, args, env, {});
 }
 

@@ -93,12 +93,9 @@ export function planSessionKernel(backend: KernelBackendChoice, decision: Sandbo
   return { backend: 'jupyter', subprocessSandboxed: decision.sandboxed };
 }
 
-/**
- * The machine's sandbox (cached probe). `SCROLL_BWRAP_PATH` names the bwrap to use instead of the
- * one on PATH (tests point it at a missing file to see the no-sandbox paths).
- */
+/** The machine's sandbox (cached probe; `SCROLL_BWRAP_PATH` is honoured by probeSandbox itself). */
 export function probeMachineSandbox(): SandboxProbe {
-  return probeSandbox({ bwrapPath: process.env.SCROLL_BWRAP_PATH || undefined });
+  return probeSandbox();
 }
 
 /** The sandbox decision for a mode, with the machine's (cached) probe. */

@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ScrollError } from '../errors';
 import { findKernelDir, kernelEnvironment } from './environment';
 import type { Disposable, ExecuteOptions, Kernel, KernelError, KernelResult, KernelStatus, KernelVariable } from './kernel';
@@ -261,7 +261,9 @@ export class SubprocessKernel implements Kernel {
           const scratch = o.scratch.ensure();
           // No index: `pip install` fails at once with pip's own message instead of retrying a network that is not there.
           env = { ...env, TMPDIR: scratch, TEMP: scratch, TMP: scratch, PIP_NO_INDEX: '1', PIP_DISABLE_PIP_VERSION_CHECK: '1' };
-          ({ command, args: argv } = sandboxedCommand(o.sandbox, { workspace: o.cwd, scratchDir: scratch, hiddenPaths: o.hiddenPaths }, python, args, env));
+          // The kernel's own folder and the interpreter stay readable even where they live under a private tmpfs (/tmp).
+          const readablePaths = [o.kernelDir, ...(this.executable ? [dirname(dirname(this.executable))] : [])];
+          ({ command, args: argv } = sandboxedCommand(o.sandbox, { workspace: o.cwd, scratchDir: scratch, hiddenPaths: o.hiddenPaths, readablePaths }, python, args, env));
         }
         child = spawn(command, argv, {
           cwd: o.cwd,

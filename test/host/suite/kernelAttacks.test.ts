@@ -49,7 +49,7 @@ describe('kernel attacks through scroll_exec in the editor', function () {
     home = os.homedir();
     // The session's kernel is (re)built with the default settings: sandboxed.
     await api.services.disposeKernel(api.services.execSession());
-    assert.equal(api.services.cellConfinement(api.services.execSession()), 'sandboxed');
+    assert.equal(api.services.cellConfinement(api.services.execSession()).kind, 'sandboxed');
   });
 
   after(async () => {

@@ -7,7 +7,7 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -240,3 +240,21 @@ function statSyncSafe(p: string): boolean {
     return false;
   }
 }
+
+describe('a sandboxed kernel whose own files live under /tmp (an extension unpacked there)', { skip: skipSandboxed && 'SCROLL_TEST_NO_SANDBOX=1' }, () => {
+  test('starts: its folder is readable inside although /tmp is private', async () => {
+    const probe = probeSandbox();
+    assert.ok(probe.available);
+    const root = mkdtempSync(join(tmpdir(), 'scroll-kdir-'));
+    const kernelDir = join(root, 'kernel');
+    cpSync(join(__dirname, '..', '..', '..', '..', 'kernel'), kernelDir, { recursive: true });
+    const scratch = ScratchFolder.forSession('kdir', root, join(root, 'scratch-root'));
+    const kernel = new SubprocessKernel({ kernelDir, cwd: root, sandbox: probe as SandboxAvailable, scratch });
+    try {
+      assert.equal((await kernel.execute('print(6 * 7)')).stdout, '42\n');
+    } finally {
+      await kernel.dispose();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

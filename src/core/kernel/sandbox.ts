@@ -314,6 +314,12 @@ function buildCommand(
       if (!visible(mounts, path.path)) continue;
       mounts.push(isDir(path.path) ? { kind: 'tmpfs', path: path.path, readOnly: true, size: 4096 } : { kind: 'hide-file', path: path.path });
     }
+    // A readable path inside a hidden folder wins: the kernel's own files in an installed extension
+    // (`~/.vscode/extensions/<id>/kernel`) live under the editor's hidden user data.
+    for (const p of policy.readablePaths ?? []) {
+      const r = real(p);
+      if (r && !visible(mounts, r)) mounts.push({ kind: 'ro-bind', path: r });
+    }
   }
 
   const mountArgs: string[] = [];

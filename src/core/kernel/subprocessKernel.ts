@@ -263,7 +263,8 @@ export class SubprocessKernel implements Kernel {
           env = { ...env, TMPDIR: scratch, TEMP: scratch, TMP: scratch, PIP_NO_INDEX: '1', PIP_DISABLE_PIP_VERSION_CHECK: '1' };
           // The kernel's own folder and the interpreter stay readable even where they live under a private tmpfs (/tmp).
           const readablePaths = [o.kernelDir, ...(this.executable ? [dirname(dirname(this.executable))] : [])];
-          ({ command, args: argv } = sandboxedCommand(o.sandbox, { workspace: o.cwd, scratchDir: scratch, hiddenPaths: o.hiddenPaths, readablePaths }, python, args, env));
+          const home = env.HOME || undefined; // the credential stores hidden are those of the home the kernel sees
+          ({ command, args: argv } = sandboxedCommand(o.sandbox, { workspace: o.cwd, scratchDir: scratch, hiddenPaths: o.hiddenPaths, readablePaths, home }, python, args, env));
         }
         child = spawn(command, argv, {
           cwd: o.cwd,

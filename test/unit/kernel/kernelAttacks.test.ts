@@ -241,6 +241,29 @@ function statSyncSafe(p: string): boolean {
   }
 }
 
+describe('a sandboxed kernel installed as an extension under the hidden ~/.vscode', { skip: skipSandboxed && 'SCROLL_TEST_NO_SANDBOX=1' }, () => {
+  test('starts (its own folder is readable), while the rest of ~/.vscode stays hidden', async () => {
+    const probe = probeSandbox();
+    assert.ok(probe.available);
+    const root = mkdtempSync(join(tmpdir(), 'scroll-ext-'));
+    const home = join(root, 'home');
+    const ext = join(home, '.vscode', 'extensions', 'scroll-dev.scroll-memory-0.1.0');
+    cpSync(join(__dirname, '..', '..', '..', '..', 'kernel'), join(ext, 'kernel'), { recursive: true });
+    writeFileSync(join(home, '.vscode', 'argv.json'), '{"secret": "editor data"}');
+    const ws = join(root, 'ws');
+    mkdirSync(ws);
+    const scratch = ScratchFolder.forSession('ext', ws, join(root, 'scratch-root'));
+    const kernel = new SubprocessKernel({ kernelDir: join(ext, 'kernel'), cwd: ws, env: { ...process.env, HOME: home }, sandbox: probe as SandboxAvailable, scratch });
+    try {
+      const r = await kernel.execute(`import os\nprint(6 * 7)\nprint(os.path.exists(${JSON.stringify(join(home, '.vscode', 'argv.json'))}))`);
+      assert.equal(r.stdout, '42\nFalse\n', JSON.stringify(r));
+    } finally {
+      await kernel.dispose();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a sandboxed kernel whose own files live under /tmp (an extension unpacked there)', { skip: skipSandboxed && 'SCROLL_TEST_NO_SANDBOX=1' }, () => {
   test('starts: its folder is readable inside although /tmp is private', async () => {
     const probe = probeSandbox();

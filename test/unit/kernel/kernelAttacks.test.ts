@@ -245,7 +245,8 @@ describe('a sandboxed kernel installed as an extension under the hidden ~/.vscod
   test('starts (its own folder is readable), while the rest of ~/.vscode stays hidden', async () => {
     const probe = probeSandbox();
     assert.ok(probe.available);
-    const root = mkdtempSync(join(tmpdir(), 'scroll-ext-'));
+    // Not under /tmp: the sandbox's private /tmp would hide this home wholesale and prove nothing.
+    const root = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'scroll-ext-'));
     const home = join(root, 'home');
     const ext = join(home, '.vscode', 'extensions', 'scroll-dev.scroll-memory-0.1.0');
     cpSync(join(__dirname, '..', '..', '..', '..', 'kernel'), join(ext, 'kernel'), { recursive: true });

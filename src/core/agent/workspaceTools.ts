@@ -1,12 +1,26 @@
 /**
  * Workspace tools for headless hosts (the `scroll chat` CLI): read, list and search files always;
  * write files and run commands only when the host allows it (`--allow-write`, `--allow-run`).
- * Every path is resolved inside the workspace root; anything that escapes it is refused.
+ * Every path goes through the one confinement rule (`src/core/workspace/confine.ts`), the same the
+ * editor's tools use: real paths, no writes through links, no walks into linked folders, `.scroll`
+ * not writable in any spelling. Patterns are matched by RE2 (linear time), so none can hang.
  */
 import { spawn } from 'node:child_process';
-import { promises as fs, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { toolDescription } from '../../prompts';
+import { commandEnvironment } from '../kernel/environment';
+import {
+  ConfinementError,
+  PatternError,
+  Workspace,
+  WorkspaceFileError,
+  compileTextPattern,
+  linkTarget,
+  readConfined,
+  searchConfined,
+  walk,
+  writeConfined,
+  type LineMatcher,
+} from '../workspace';
 import type { AgentTool, ToolOutput } from './tools';
 
 export interface WorkspaceToolOptions {
@@ -17,7 +31,6 @@ export interface WorkspaceToolOptions {
   runTimeoutMs?: number;
 }
 
-const SKIP_DIRS = new Set(['.git', 'node_modules', '.scroll', 'out', 'dist', '__pycache__']);
 const READ_MAX_BYTES = 1_000_000;
 const READ_MAX_LINES = 2_000;
 const LIST_MAX = 1_000;
@@ -26,43 +39,32 @@ const SEARCH_FILE_MAX_BYTES = 1_000_000;
 const RUN_OUTPUT_MAX = 20_000;
 
 export function workspaceTools(opts: WorkspaceToolOptions): AgentTool[] {
-  const root = realpathSync(resolve(opts.root));
-  const tools: AgentTool[] = [readFileTool(root), listFilesTool(root), searchTextTool(root)];
-  if (opts.allowWrite) tools.push(writeFileTool(root));
-  if (opts.allowRun) tools.push(runCommandTool(root, opts.runTimeoutMs ?? 60_000));
+  const ws = Workspace.open(opts.root);
+  const tools: AgentTool[] = [readFileTool(ws), listFilesTool(ws), searchTextTool(ws)];
+  if (opts.allowWrite) tools.push(writeFileTool(ws));
+  if (opts.allowRun) tools.push(runCommandTool(ws.real, opts.runTimeoutMs ?? 60_000));
   return tools;
 }
 
-/** Resolves `p` inside `root`, following symlinks of the existing part; throws when it escapes. */
+/**
+ * Resolves `p` inside `root` by the confinement rule (`Workspace.resolve`, read access) and
+ * returns the resolved path; throws when it is refused.
+ */
 export function insideRoot(root: string, p: unknown): string {
-  if (p !== undefined && typeof p !== 'string') throw new Error('path must be a string');
-  const target = resolve(root, (p as string | undefined) || '.');
-  let real = target;
-  // Follow symlinks of the longest existing prefix so a link cannot point outside.
-  const tail: string[] = [];
-  for (let cur = target; ; ) {
-    try {
-      real = join(realpathSync(cur), ...tail);
-      break;
-    } catch {
-      const parent = dirname(cur);
-      if (parent === cur) break;
-      tail.unshift(basename(cur));
-      cur = parent;
-    }
-  }
-  const rel = relative(root, real);
-  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-    throw new Error(`path ${JSON.stringify(p)} is outside the workspace ${root}`);
-  }
-  return real;
+  return Workspace.open(root).resolve(p, 'read').real;
 }
 
 function err(message: string): ToolOutput {
   return { content: message, isError: true };
 }
 
-function readFileTool(root: string): AgentTool {
+/** A refusal or a failed operation as the tool's error; anything else is a bug and propagates. */
+function failure(tool: string, e: unknown): ToolOutput {
+  if (e instanceof ConfinementError || e instanceof WorkspaceFileError || e instanceof PatternError) return err(`${tool}: ${e.message}`);
+  throw e;
+}
+
+function readFileTool(ws: Workspace): AgentTool {
   return {
     definition: {
       name: 'read_file',
@@ -78,20 +80,16 @@ function readFileTool(root: string): AgentTool {
       },
     },
     async invoke(input) {
-      let file: string;
-      try {
-        file = insideRoot(root, input.path);
-      } catch (e) {
-        return err(`read_file: ${(e as Error).message}`);
-      }
       let data: Buffer;
+      let rel: string;
       try {
-        const st = await fs.stat(file);
-        if (st.isDirectory()) return err(`read_file: ${input.path} is a folder; use list_files`);
-        if (st.size > READ_MAX_BYTES) return err(`read_file: ${input.path} is ${st.size} bytes (limit ${READ_MAX_BYTES}); use search_text or run_command to read parts`);
-        data = await fs.readFile(file);
+        const r = await readConfined(ws, input.path, { maxBytes: READ_MAX_BYTES });
+        data = r.data;
+        rel = r.path.rel;
       } catch (e) {
-        return err(`read_file: cannot read ${input.path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        if (e instanceof WorkspaceFileError && e.code === 'EISDIR') return err(`read_file: ${input.path} is a folder; use list_files`);
+        if (e instanceof WorkspaceFileError && e.code === 'EFBIG') return err(`read_file: ${e.message}; use search_text or run_command to read parts`);
+        return failure('read_file', e);
       }
       if (data.includes(0)) return err(`read_file: ${input.path} looks binary (NUL bytes)`);
       const lines = data.toString('utf8').split('\n');
@@ -99,12 +97,12 @@ function readFileTool(root: string): AgentTool {
       const end = Math.min(lines.length, Number(input.end_line ?? start + READ_MAX_LINES - 1) || lines.length, start + READ_MAX_LINES - 1);
       const out = lines.slice(start - 1, end).map((l, i) => `${start + i}: ${l}`);
       const more = end < lines.length ? `\n[lines ${end + 1}–${lines.length} not shown; pass start_line]` : '';
-      return `${relative(root, file)} (${lines.length} lines)\n${out.join('\n')}${more}`;
+      return `${rel} (${lines.length} lines)\n${out.join('\n')}${more}`;
     },
   };
 }
 
-function listFilesTool(root: string): AgentTool {
+function listFilesTool(ws: Workspace): AgentTool {
   return {
     definition: {
       name: 'list_files',
@@ -115,39 +113,23 @@ function listFilesTool(root: string): AgentTool {
       },
     },
     async invoke(input) {
-      let dir: string;
-      try {
-        dir = insideRoot(root, input.path);
-      } catch (e) {
-        return err(`list_files: ${(e as Error).message}`);
-      }
       const out: string[] = [];
       let truncated = false;
-      const walk = async (d: string, depth: number): Promise<void> => {
-        let entries;
-        try {
-          entries = await fs.readdir(d, { withFileTypes: true });
-        } catch (e) {
-          if (depth === 0) throw e;
-          return;
-        }
-        entries.sort((a, b) => a.name.localeCompare(b.name));
-        for (const e of entries) {
+      try {
+        const dir = ws.resolve(input.path, 'walk');
+        if (!dir.kind) return err(`list_files: cannot list ${input.path ?? '.'}: ENOENT`);
+        if (dir.kind !== 'dir') return err(`list_files: ${input.path} is not a folder`);
+        for await (const e of walk(ws, dir, { recursive: input.recursive === true })) {
           if (out.length >= LIST_MAX) {
             truncated = true;
-            return;
+            break;
           }
-          const rel = relative(root, join(d, e.name)) || '.';
-          if (e.isDirectory()) {
-            if (SKIP_DIRS.has(e.name)) continue;
-            out.push(`${rel}/`);
-            if (input.recursive) await walk(join(d, e.name), depth + 1);
-          } else out.push(rel);
+          if (e.kind === 'dir') out.push(`${e.rel}/`);
+          else if (e.kind === 'link') out.push(`${e.rel} ${describeLink(ws, e)}`);
+          else out.push(e.rel);
         }
-      };
-      try {
-        await walk(dir, 0);
       } catch (e) {
+        if (e instanceof ConfinementError) return failure('list_files', e);
         return err(`list_files: cannot list ${input.path ?? '.'}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       }
       return out.join('\n') + (truncated ? `\n[stopped at ${LIST_MAX} entries]` : '') || '(empty)';
@@ -155,7 +137,14 @@ function listFilesTool(root: string): AgentTool {
   };
 }
 
-function searchTextTool(root: string): AgentTool {
+/** How list_files shows a symbolic link: where it leads when that is inside, never entered. */
+function describeLink(ws: Workspace, e: Parameters<typeof linkTarget>[1]): string {
+  const t = linkTarget(ws, e);
+  if (!t) return '(symbolic link leading outside the workspace or nowhere; not followed)';
+  return `(symbolic link to ${t.rel}${t.kind === 'dir' ? '/' : ''}; not followed)`;
+}
+
+function searchTextTool(ws: Workspace): AgentTool {
   return {
     definition: {
       name: 'search_text',
@@ -164,7 +153,10 @@ function searchTextTool(root: string): AgentTool {
         type: 'object',
         properties: {
           pattern: { type: 'string' },
-          regex: { type: 'boolean', description: 'Treat pattern as a JavaScript regular expression.' },
+          regex: {
+            type: 'boolean',
+            description: 'Treat pattern as a regular expression (JavaScript syntax, matched by RE2: no backreferences, no lookahead).',
+          },
           ignore_case: { type: 'boolean' },
           path: { type: 'string', description: 'Folder or file to search (default: workspace root).' },
           max_results: { type: 'integer', minimum: 1, maximum: 1000 },
@@ -172,59 +164,34 @@ function searchTextTool(root: string): AgentTool {
         required: ['pattern'],
       },
     },
-    async invoke(input) {
+    async invoke(input, ctx) {
       if (typeof input.pattern !== 'string' || !input.pattern) return err('search_text needs a non-empty "pattern"');
-      let re: RegExp;
+      let matcher: LineMatcher;
       try {
-        const src = input.regex ? input.pattern : input.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        re = new RegExp(src, input.ignore_case ? 'i' : '');
+        matcher = compileTextPattern(input.pattern, { regex: input.regex === true, ignoreCase: input.ignore_case === true });
       } catch (e) {
-        return err(`search_text: bad regular expression: ${(e as Error).message}`);
-      }
-      let base: string;
-      try {
-        base = insideRoot(root, input.path);
-      } catch (e) {
-        return err(`search_text: ${(e as Error).message}`);
+        return failure('search_text', e);
       }
       const max = Math.min(1000, Math.max(1, Number(input.max_results ?? 100) || 100));
-      const hits: string[] = [];
-      let files = 0;
-      const visit = async (p: string): Promise<void> => {
-        if (hits.length >= max || files >= SEARCH_MAX_FILES) return;
-        let st;
-        try {
-          st = await fs.stat(p);
-        } catch {
-          return;
-        }
-        if (st.isDirectory()) {
-          const entries = await fs.readdir(p, { withFileTypes: true }).catch(() => []);
-          entries.sort((a, b) => a.name.localeCompare(b.name));
-          for (const e of entries) {
-            if (e.isDirectory() && SKIP_DIRS.has(e.name)) continue;
-            await visit(join(p, e.name));
-            if (hits.length >= max) return;
-          }
-          return;
-        }
-        if (!st.isFile() || st.size > SEARCH_FILE_MAX_BYTES) return;
-        files++;
-        const data = await fs.readFile(p).catch(() => null);
-        if (!data || data.includes(0)) return;
-        const lines = data.toString('utf8').split('\n');
-        for (let i = 0; i < lines.length && hits.length < max; i++) {
-          if (re.test(lines[i])) hits.push(`${relative(root, p)}:${i + 1}: ${lines[i].slice(0, 300)}`);
-        }
-      };
-      await visit(base);
-      if (!hits.length) return `no match for ${JSON.stringify(input.pattern)} in ${files} file(s)`;
-      return hits.join('\n') + (hits.length >= max ? `\n[stopped at ${max} results]` : '');
+      try {
+        const base = ws.resolve(input.path, 'walk');
+        if (!base.kind) return err(`search_text: ${input.path}: no such file or folder`);
+        const { hits, files, truncated } = await searchConfined(ws, base, matcher, {
+          maxResults: max,
+          maxFiles: SEARCH_MAX_FILES,
+          maxFileBytes: SEARCH_FILE_MAX_BYTES,
+          signal: ctx?.signal,
+        });
+        if (!hits.length) return `no match for ${JSON.stringify(input.pattern)} in ${files} file(s)`;
+        return hits.map((h) => `${h.rel}:${h.line}: ${h.text.slice(0, 300)}`).join('\n') + (truncated ? `\n[stopped at ${max} results]` : '');
+      } catch (e) {
+        return failure('search_text', e);
+      }
     },
   };
 }
 
-function writeFileTool(root: string): AgentTool {
+function writeFileTool(ws: Workspace): AgentTool {
   return {
     needsConfirmation: true,
     definition: {
@@ -238,20 +205,12 @@ function writeFileTool(root: string): AgentTool {
     },
     async invoke(input) {
       if (typeof input.content !== 'string') return err('write_file needs "content" (a string)');
-      let file: string;
       try {
-        file = insideRoot(root, input.path);
+        const written = await writeConfined(ws, input.path, input.content);
+        return `wrote ${Buffer.byteLength(input.content)} bytes to ${written.rel}`;
       } catch (e) {
-        return err(`write_file: ${(e as Error).message}`);
+        return failure('write_file', e);
       }
-      if (relative(root, file).split(sep)[0] === '.scroll') return err('write_file: the .scroll folder holds the event log and is not writable');
-      try {
-        await fs.mkdir(dirname(file), { recursive: true });
-        await fs.writeFile(file, input.content);
-      } catch (e) {
-        return err(`write_file: cannot write ${input.path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-      }
-      return `wrote ${Buffer.byteLength(input.content)} bytes to ${relative(root, file)}`;
     },
   };
 }
@@ -272,7 +231,8 @@ function runCommandTool(root: string, maxTimeoutMs: number): AgentTool {
       if (typeof input.command !== 'string' || !input.command.trim()) return Promise.resolve(err('run_command needs a non-empty "command"'));
       const timeout = Math.min(maxTimeoutMs, Number(input.timeout_ms ?? maxTimeoutMs) || maxTimeoutMs);
       return new Promise<ToolOutput>((done) => {
-        const child = spawn(input.command as string, { cwd: root, shell: true, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+        // The editor's filter (commandEnvironment): no credentials, no editor IPC handles.
+        const child = spawn(input.command as string, { cwd: root, shell: true, env: commandEnvironment(process.env), stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
         let out = '';
         const take = (b: Buffer) => {
           out += b.toString('utf8');

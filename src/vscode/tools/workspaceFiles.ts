@@ -1,15 +1,36 @@
 /**
  * What the coding tools do to the workspace: read, list, search, edit, run. Paths are relative to
- * the first workspace folder and may not leave it. Results are plain text for the model.
+ * the first workspace folder and may not leave it: every path, walk and pattern goes through the
+ * core's confinement rule (`src/core/workspace`), the same the CLI's tools use — real paths, no
+ * writes through links, no walks into linked folders, `.scroll` not writable in any spelling,
+ * regular expressions and globs matched by RE2 (linear time). Results are plain text for the model.
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { commandEnvironment } from '../../core/kernel/environment';
+import {
+  PatternError,
+  SKIPPED_FOLDERS,
+  Workspace,
+  compileGlob,
+  compileTextPattern,
+  linkTarget,
+  readConfined,
+  searchConfined,
+  walk,
+  type Access,
+  type GlobMatcher,
+  type LineMatcher,
+} from '../../core/workspace';
 
-/** Folders nobody wants listed or searched. */
-export const DEFAULT_EXCLUDE = '{**/node_modules/**,**/.git/**,**/.scroll/**,**/out/**,**/dist/**,**/__pycache__/**}';
+/** Folders nobody wants listed or searched (the walk skips exactly these, `.scroll` in any spelling). */
+export const DEFAULT_EXCLUDE = `{${SKIPPED_FOLDERS.map((f) => `**/${f}/**`).join(',')}}`;
 const SEARCH_FILE_MAX_BYTES = 1_000_000;
+const SEARCH_MAX_FILES = 5_000;
+const READ_MAX_BYTES = 50_000_000;
+/** Globs compare names as the file system does. */
+const GLOB_IGNORE_CASE = process.platform === 'win32' || process.platform === 'darwin';
 
 export function workspaceFolderUri(): vscode.Uri {
   const f = vscode.workspace.workspaceFolders?.[0];
@@ -17,79 +38,90 @@ export function workspaceFolderUri(): vscode.Uri {
   return f.uri;
 }
 
-/** Resolves a model-given path inside the workspace; refuses anything outside it. */
-export function resolveInWorkspace(relative: unknown): vscode.Uri {
+/** The first workspace folder under the confinement rule. */
+export function currentWorkspace(): Workspace {
+  return Workspace.open(workspaceFolderUri().fsPath);
+}
+
+/**
+ * Resolves a model-given path inside the workspace by the core rule (`Workspace.resolve`): the
+ * real path of what exists, inside the folder's real path; for `write`, not a link and not in
+ * `.scroll`. Throws with the reason otherwise.
+ */
+export function resolveInWorkspace(relative: unknown, access: Access = 'read'): vscode.Uri {
   if (typeof relative !== 'string' || !relative.trim()) throw new Error('path is required (relative to the workspace folder)');
-  const root = workspaceFolderUri();
-  const abs = path.resolve(root.fsPath, relative.trim());
-  const rel = path.relative(root.fsPath, abs);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new Error(`${relative} is outside the workspace folder`);
-  return vscode.Uri.file(abs);
+  return vscode.Uri.file(currentWorkspace().resolve(relative.trim(), access).real);
 }
 
 export function relativePath(uri: vscode.Uri): string {
+  const ws = currentWorkspace();
+  if (ws.contains(uri.fsPath)) return ws.relative(uri.fsPath);
   return path.relative(workspaceFolderUri().fsPath, uri.fsPath).split(path.sep).join('/');
 }
 
 export async function readWorkspaceFile(input: { path?: unknown; startLine?: unknown; endLine?: unknown }, cap: number): Promise<{ text: string; uri: vscode.Uri }> {
-  const uri = resolveInWorkspace(input.path);
-  let bytes: Uint8Array;
-  try {
-    bytes = await vscode.workspace.fs.readFile(uri);
-  } catch {
-    throw new Error(`${input.path}: no such file`);
-  }
+  if (typeof input.path !== 'string' || !input.path.trim()) throw new Error('path is required (relative to the workspace folder)');
+  const { path: file, data: bytes } = await readConfined(currentWorkspace(), input.path.trim(), { maxBytes: READ_MAX_BYTES });
+  const uri = vscode.Uri.file(file.real);
   if (bytes.includes(0)) return { uri, text: `${input.path} is a binary file (${bytes.length} bytes); not shown.` };
-  const lines = Buffer.from(bytes).toString('utf8').split('\n');
+  const lines = bytes.toString('utf8').split('\n');
   const start = clampLine(input.startLine, 1, lines.length);
   const end = clampLine(input.endLine, lines.length, lines.length);
   if (end < start) throw new Error(`endLine ${end} is before startLine ${start}`);
   let text = lines.slice(start - 1, end).join('\n');
-  const header = start === 1 && end === lines.length ? `${relativePath(uri)} (${lines.length} lines)` : `${relativePath(uri)} lines ${start}-${end} of ${lines.length}`;
+  const header = start === 1 && end === lines.length ? `${file.rel} (${lines.length} lines)` : `${file.rel} lines ${start}-${end} of ${lines.length}`;
   if (text.length > cap) text = `${text.slice(0, cap)}\n… [cut at ${cap} characters: read a line range with startLine/endLine]`;
   return { uri, text: `${header}\n${text}` };
 }
 
+function glob(pattern: string): GlobMatcher {
+  try {
+    return compileGlob(pattern, { ignoreCase: GLOB_IGNORE_CASE });
+  } catch (e) {
+    if (e instanceof PatternError) throw new Error(`pattern cannot be used: ${e.message}`);
+    throw e;
+  }
+}
+
 export async function listWorkspaceFiles(input: { pattern?: unknown; max?: unknown }): Promise<string> {
-  workspaceFolderUri();
+  const ws = currentWorkspace();
   const pattern = typeof input.pattern === 'string' && input.pattern.trim() ? input.pattern.trim() : '**/*';
+  const matcher = glob(pattern);
   const max = clampLine(input.max, 500, 5000);
-  const found = await vscode.workspace.findFiles(pattern, DEFAULT_EXCLUDE, max + 1);
-  const names = found.map(relativePath).sort();
+  const names: string[] = [];
+  // Files only, as findFiles gave; a linked file counts when the rule lets it be read; linked folders are never entered.
+  for await (const e of walk(ws, ws.resolve('', 'walk'))) {
+    if (e.kind !== 'file' && !(e.kind === 'link' && linkTarget(ws, e)?.kind === 'file')) continue;
+    if (!matcher.test(e.rel)) continue;
+    names.push(e.rel);
+    if (names.length > max) break;
+  }
+  names.sort();
   const more = names.length > max ? `\n… more than ${max} files: narrow the pattern` : '';
   return names.length ? `${Math.min(names.length, max)} files matching ${pattern}:\n${names.slice(0, max).join('\n')}${more}` : `No files match ${pattern}.`;
 }
 
 export async function searchWorkspaceText(input: { query?: unknown; isRegex?: unknown; include?: unknown; max?: unknown }): Promise<string> {
   if (typeof input.query !== 'string' || !input.query) throw new Error('query is required');
-  let re: RegExp;
+  let matcher: LineMatcher;
   try {
-    re = input.isRegex ? new RegExp(input.query, 'i') : new RegExp(input.query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
+    matcher = compileTextPattern(input.query, { regex: input.isRegex === true, ignoreCase: true });
   } catch (e) {
-    throw new Error(`query is not a valid regular expression: ${(e as Error).message}`);
+    if (e instanceof PatternError) throw new Error(`query cannot be used: ${e.message}`);
+    throw e;
   }
   const include = typeof input.include === 'string' && input.include.trim() ? input.include.trim() : '**/*';
+  const includeMatcher = glob(include);
   const max = clampLine(input.max, 100, 2000);
-  const files = await vscode.workspace.findFiles(include, DEFAULT_EXCLUDE, 5000);
-  files.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
-  const out: string[] = [];
-  for (const f of files) {
-    let bytes: Uint8Array;
-    try {
-      bytes = await vscode.workspace.fs.readFile(f);
-    } catch {
-      continue;
-    }
-    if (bytes.length > SEARCH_FILE_MAX_BYTES || bytes.includes(0)) continue;
-    const lines = Buffer.from(bytes).toString('utf8').split('\n');
-    for (let i = 0; i < lines.length && out.length < max; i++) {
-      if (re.test(lines[i])) out.push(`${relativePath(f)}:${i + 1}: ${lines[i].trim().slice(0, 300)}`);
-    }
-    if (out.length >= max) {
-      out.push(`… stopped at ${max} matches`);
-      break;
-    }
-  }
+  const ws = currentWorkspace();
+  const { hits, truncated } = await searchConfined(ws, ws.resolve('', 'walk'), matcher, {
+    include: includeMatcher,
+    maxResults: max,
+    maxFiles: SEARCH_MAX_FILES,
+    maxFileBytes: SEARCH_FILE_MAX_BYTES,
+  });
+  const out = hits.map((h) => `${h.rel}:${h.line}: ${h.text.trim().slice(0, 300)}`);
+  if (truncated) out.push(`… stopped at ${max} matches`);
   return out.length ? out.join('\n') : `No matches for ${input.query} in ${include}.`;
 }
 
@@ -102,7 +134,7 @@ export interface PlannedEdit {
 
 /** Works out an edit without applying it (the confirmation shows it; invoke applies it). */
 export async function planEdit(input: { path?: unknown; oldText?: unknown; newText?: unknown }): Promise<PlannedEdit> {
-  const uri = resolveInWorkspace(input.path);
+  const uri = resolveInWorkspace(input.path, 'write');
   if (typeof input.newText !== 'string') throw new Error('newText is required');
   let before: string | undefined;
   try {
@@ -121,6 +153,8 @@ export async function planEdit(input: { path?: unknown; oldText?: unknown; newTe
 }
 
 export async function applyEdit(plan: PlannedEdit): Promise<string> {
+  // The rule again, right before writing: the path may have become a link since the edit was planned.
+  if (resolveInWorkspace(plan.uri.fsPath, 'write').fsPath !== plan.uri.fsPath) throw new Error(`${relativePath(plan.uri)} changed since the edit was proposed; read it again`);
   const edit = new vscode.WorkspaceEdit();
   if (plan.create) {
     edit.createFile(plan.uri, { ignoreIfExists: true, contents: Buffer.from(plan.after, 'utf8') });

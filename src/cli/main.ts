@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Command> = {
   reindex: () => require('./commands/reindex').command,
   compact: () => require('./commands/compact').command,
   check: () => require('./commands/check').command,
+  gc: () => require('./commands/gc').command,
   chat: () => require('./commands/chat').command,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */

@@ -4,7 +4,7 @@
  * payload; reads recompute the hash so a damaged file is reported, never returned.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, promises as fsp, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, promises as fsp, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { PayloadError, ReadonlyLogError, errorMessage } from '../errors';
 
@@ -18,6 +18,24 @@ export interface PayloadPut {
 export function sha256Hex(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
+
+/** Writes `length` bytes of `data` from `offset` to `fd`; returns how many it wrote (like `fs.writeSync`). */
+export type PayloadWrite = (fd: number, data: Buffer, offset: number, length: number) => number;
+
+const realWrite: PayloadWrite = (fd, data, offset, length) => writeSync(fd, data, offset, length);
+let payloadWrite: PayloadWrite = realWrite;
+
+/**
+ * TEST SEAM, for fault injection in tests only (e.g. a write failing with ENOSPC past a quota, to
+ * simulate a full disk): every payload byte this thread's stores write goes through `write`.
+ * `undefined` restores the real `fs.writeSync`. Worker threads keep their own (real) writer.
+ */
+export function setPayloadWriteForTests(write: PayloadWrite | undefined): void {
+  payloadWrite = write ?? realWrite;
+}
+
+/** Prefix of the temp files `put` writes before renaming them into place (`<shard>/.tmp-…`). */
+export const PAYLOAD_TEMP_PREFIX = '.tmp-';
 
 export class PayloadStore {
   /** Files written with `deferSync` whose bytes may not be on disk yet (see `syncPending`). */
@@ -55,10 +73,11 @@ export class PayloadStore {
     const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     const handle = sha256Hex(data);
     const target = this.pathFor(handle);
-    if (existsSync(target) && this.verifies(target, handle)) {
+    if (this.claimQuietly(handle) && this.verifies(target, handle)) {
       // Already stored, but perhaps by a bulk append that rolled back before flushing it (its
       // files stay as harmless orphans): flushed like a new file, so the event that now points
       // here never commits ahead of it. Flushing a file that is already on disk is cheap.
+      // claim() marked it in use first, so a concurrent `scroll gc` leaves it (payloadGc.ts).
       if (opts.deferSync) this.unsynced.add(target);
       else fsyncPath(target);
       return { handle, bytes: data.length };
@@ -69,7 +88,7 @@ export class PayloadStore {
       mkdirSync(shard, { recursive: true });
       this.shards.add(shard);
     }
-    const tmp = join(shard, `.tmp-${handle.slice(0, 16)}-${process.pid}-${randomBytes(4).toString('hex')}`);
+    const tmp = join(shard, `${PAYLOAD_TEMP_PREFIX}${handle.slice(0, 16)}-${process.pid}-${randomBytes(4).toString('hex')}`);
     try {
       let fd: number;
       try {
@@ -81,7 +100,7 @@ export class PayloadStore {
       }
       try {
         let off = 0;
-        while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+        while (off < data.length) off += payloadWrite(fd, data, off, data.length - off);
         // The event that points here commits right after; the bytes must be on disk first.
         if (!opts.deferSync) fsyncSync(fd);
       } finally {
@@ -95,9 +114,42 @@ export class PayloadStore {
       } catch {
         // temp file never created or already renamed
       }
-      throw new PayloadError(`cannot write payload ${handle} to ${target}: ${errorMessage(e)}`, handle, { cause: e });
+      const code = (e as NodeJS.ErrnoException).code;
+      const full = code === 'ENOSPC' || code === 'EDQUOT' ? DISK_FULL_HINT : '';
+      throw new PayloadError(`cannot write payload ${handle} to ${target}: ${errorMessage(e)}${full}`, handle, { cause: e });
     }
     return { handle, bytes: data.length };
+  }
+
+  /**
+   * Marks an existing payload file as in use now, before an event that points at it commits:
+   * `scroll gc` never removes a file marked within its grace period, and re-checks the mark after
+   * taking a file out of place (payloadGc.ts). Whoever makes a new event point at a payload file
+   * it did not write itself (put() reusing a file, a salvage copying old rows) calls this first.
+   * The mark is the access time; the modification time, which says when the bytes were written,
+   * is kept. Returns false when there is no such file (then write it anew).
+   */
+  claim(handle: string): boolean {
+    if (this.readonly) throw new ReadonlyLogError('the payload store was opened read-only');
+    const target = this.pathFor(handle);
+    let mtime: Date;
+    try {
+      mtime = statSync(target).mtime;
+      utimesSync(target, new Date(), mtime);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw new PayloadError(`cannot mark payload ${handle} as in use (${target}): ${errorMessage(e)}`, handle, { cause: e });
+    }
+    return true;
+  }
+
+  /** claim(), with a file that cannot be marked (permissions) treated as absent: put() writes it anew. */
+  private claimQuietly(handle: string): boolean {
+    try {
+      return this.claim(handle);
+    } catch {
+      return false;
+    }
   }
 
   /** Flushes every file written with `deferSync` to disk, in parallel; waits for `syncSoon`'s. */
@@ -225,7 +277,12 @@ function fsyncPath(path: string): void {
   }
 }
 
+const DISK_FULL_HINT =
+  ' — the disk is full; `scroll gc` (or "Scroll: Remove Unreferenced Payload Files") removes payload files no event references';
+
 function flushError(path: string, cause: unknown): PayloadError {
   const handle = basename(path);
-  return new PayloadError(`cannot flush payload ${handle} to disk (${path}): ${errorMessage(cause)}`, handle, { cause });
+  const code = (cause as NodeJS.ErrnoException).code;
+  const full = code === 'ENOSPC' || code === 'EDQUOT' ? DISK_FULL_HINT : '';
+  return new PayloadError(`cannot flush payload ${handle} to disk (${path}): ${errorMessage(cause)}${full}`, handle, { cause });
 }

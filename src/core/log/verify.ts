@@ -10,6 +10,7 @@ import type { Database } from '../db';
 import type { PayloadStore } from './payloadStore';
 import { errorMessage } from '../errors';
 import { isCorruptionError } from '../db/sqliteErrors';
+import { payloadHygiene, type PayloadHygiene } from './payloadGc';
 
 /** Problems `quick_check` finds in the ordinary tables (virtual tables have no pages of their own). */
 export function tableProblems(db: Database): string[] {
@@ -39,6 +40,11 @@ export interface LogVerification {
   payloads: { checked: number; missing: number[]; damaged: number[] };
   /** What to do about it, one sentence; empty when ok. */
   advice: string;
+  /**
+   * Orphan payload files (no event references them) and stray temp files: a warning, not damage
+   * (`ok` stays true; `scroll gc` removes them). Absent when there are none. See payloadGc.ts.
+   */
+  hygiene?: PayloadHygiene;
 }
 
 /** The full check. Reads only; `db` may be a read-only connection. */
@@ -87,5 +93,15 @@ export function verifyLog(db: Database, payloads: PayloadStore): LogVerification
   else if (index.length) advice.push('only the search index is damaged: `scroll reindex` rebuilds it from the events');
   if (missing.length || damaged.length) advice.push('events whose payload file is missing or damaged show their preview; the rest of the log is unaffected');
   const ok = !database.length && !index.length && !missing.length && !damaged.length;
-  return { ok, database, index, payloads: { checked: seen.size, missing, damaged }, advice: advice.join('; ') };
+  return { ok, database, index, payloads: { checked: seen.size, missing, damaged }, advice: advice.join('; '), ...orphanReport(db, payloads) };
+}
+
+/**
+ * Orphan payload files and stray temp files (payloadGc.ts); never fails the check. Only when there
+ * is something to say (an orphan, a temp file, a moved-aside log, a scan that could not run).
+ */
+function orphanReport(db: Database, payloads: PayloadStore): { hygiene?: PayloadHygiene } {
+  const h = payloadHygiene(db, payloads.dir);
+  const clean = !h.error && !h.orphans.files && !h.temps.files && !h.keptForMovedAsideLogs.files && !h.movedAside.length;
+  return clean ? {} : { hygiene: h };
 }

@@ -1,35 +1,51 @@
-"""Search over the Scroll event log, for Python readers (the kernel's ``ms.search``).
+"""Search over the Scroll event log, for the standalone reader ``scroll_ms.py`` (people's own Python).
 
-A port of the query side of ``src/core/search`` (TypeScript): the same tokenization, stop words,
-pruning, AND-then-OR broadening, bm25 weights, context re-ranking, filters and snippets, and the
-same SQL, so both return the same seqs in the same order for the same database. Shared test
-vectors: ``test/vectors/search-vectors.json``. Standard library only; works on a read-only
-connection. Keep every rule here identical to the TypeScript file named beside it.
+The agent's kernel does not use it: its ``ms.search`` asks the host (docs/MEMORY-PROTOCOL.md).
+A port of the query side of ``src/core/search`` (TypeScript): the same tokenization, pruning,
+AND-then-OR broadening, context re-ranking, filters and snippets, and the same SQL, so both
+return the same seqs in the same order for the same database. The numbers and stop words are not
+written here: both load ``search_constants.json`` (beside this file). Shared test vectors:
+``test/vectors/search-vectors.json``. Standard library only; works on a read-only connection.
+Keep every rule here identical to the TypeScript file named beside it.
 """
 
+import json
 import math
+import os
 import re
 import sqlite3
 import unicodedata
 
 __all__ = ["search", "parse_query", "make_snippet", "porter_stem", "fold", "STOP_WORDS"]
 
-# --- ranking constants (search.ts) --------------------------------------------------------------
-BM25_WEIGHTS = (10.0, 0.5, 2.0, 5.0)  # body (prose), code, parts, headline
-BROADEN_BELOW = 3
-COMMON_SHARE = 0.5
-CONTEXT_NEAR = 0.6
-CONTEXT_FAR = 0.15
-MIN_CANDIDATES = 40
-CONTEXT_OF = 20
-DEFAULT_K = 10
-MAX_K = 1000
-MAX_TERMS = 32  # query.ts
-MAX_QUERY_CHARS = 4000
-SNIPPET_CHARS = 320  # snippet.ts
-LEAD_CHARS = 48
-MAX_WINDOW_STARTS = 200
-MAX_WORD_EXTENSION = 40
+# --- ranking constants: search_constants.json, beside this file ---------------------------------
+# The numbers and stop words TypeScript's search uses too (src/core/search/constants.ts loads the
+# same file); what each means is in its "$comment". Copy the file with this one.
+_CONSTANTS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "search_constants.json")
+try:
+    with open(_CONSTANTS_FILE, encoding="utf-8") as _f:
+        _C = json.load(_f)
+except OSError as _exc:
+    raise ImportError("scroll_search: %s is missing (it ships beside scroll_search.py)" % _CONSTANTS_FILE) from _exc
+
+BM25_WEIGHTS = tuple(float(w) for w in _C["BM25_WEIGHTS"])  # body (prose), code, parts, headline
+BROADEN_BELOW = _C["BROADEN_BELOW"]
+COMMON_SHARE = _C["COMMON_SHARE"]
+CONTEXT_NEAR = _C["CONTEXT_NEAR"]
+CONTEXT_FAR = _C["CONTEXT_FAR"]
+MIN_CANDIDATES = _C["MIN_CANDIDATES"]
+CONTEXT_OF = _C["CONTEXT_OF"]
+DEFAULT_K = _C["DEFAULT_K"]
+MAX_K = _C["MAX_K"]
+MAX_OFFSET = _C["MAX_OFFSET"]
+MAX_TERMS = _C["MAX_TERMS"]  # query.ts
+MAX_QUERY_CHARS = _C["MAX_QUERY_CHARS"]
+SNIPPET_CHARS = _C["SNIPPET_CHARS"]  # snippet.ts
+LEAD_CHARS = _C["LEAD_CHARS"]
+MAX_WINDOW_STARTS = _C["MAX_WINDOW_STARTS"]
+MAX_WORD_EXTENSION = _C["MAX_WORD_EXTENSION"]
+STOP_WORDS = frozenset(_C["STOP_WORDS"])
+del _C
 
 _RANK = "bm25(events_fts, %s)" % ", ".join("%.1f" % w for w in BM25_WEIGHTS)
 
@@ -224,20 +240,6 @@ def identifier_parts(token):
 def is_compound(token):
     return _COMPOUND.search(token) is not None
 
-
-STOP_WORDS = frozenset("""
-a about above after again against all am an and any are as at
-be because been before being below between both but by
-can could did do does doing down during each few for from further
-had has have having he her here hers herself him himself his how
-i if in into is it its itself just me might more most must my
-myself no nor not now of off on once only or other our ours
-ourselves out over own same shall she should so some such
-than that the their theirs them themselves then there these they this
-those through to too under until up very was we were what when
-where which while who whom whose why will with would you your yours
-yourself yourselves s t d ll m re ve
-""".split())
 
 # --- query.ts -----------------------------------------------------------------------------------
 _POSSESSIVE = re.compile(r"([A-Za-z0-9_])['\u2019]s(?!\w)")
@@ -707,7 +709,7 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
     {seq, score, kind, role, session, ts, name, headline, snippet, broadened}, best first.
     Never raises on query text: problems come back in `message`."""
     k = _clamp_int(k, DEFAULT_K, 1, MAX_K)
-    offset = _clamp_int(offset, 0, 0, 1000000)
+    offset = _clamp_int(offset, 0, 0, MAX_OFFSET)
     parsed = parse_query(query)
     pruned = list(parsed["stopped"])
     if not parsed["terms"]:

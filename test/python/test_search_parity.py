@@ -30,6 +30,11 @@ def _cli(*args):
     return subprocess.run(["node", CLI, *args], capture_output=True, text=True, timeout=120)
 
 
+def _shared_constants():
+    with open(os.path.join(ROOT, "kernel", "search_constants.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
 def _kwargs(opts):
     kw = {}
     for key in ("k", "kind", "role", "session", "name", "offset"):
@@ -138,11 +143,28 @@ class SearchParityTest(unittest.TestCase):
             self.assertEqual(scroll_search.porter_stem(words[doc - 1]), term, words[doc - 1])
 
     def test_stop_words_equal_typescript(self):
-        with open(os.path.join(ROOT, "src", "core", "search", "tokens.ts"), encoding="utf-8") as f:
+        # TypeScript's stop words are the ones src/core/search/constants.ts loads from the shared file.
+        with open(os.path.join(ROOT, "src", "core", "search", "constants.ts"), encoding="utf-8") as f:
             src = f.read()
-        block = src[src.index("export const STOP_WORDS"):]
-        block = block[:block.index("]);")]
-        self.assertEqual(set(re.findall(r"'([^']*)'", block)), set(scroll_search.STOP_WORDS))
+        self.assertIn("from '../../../kernel/search_constants.json'", src)
+        self.assertIn("new Set(rules.STOP_WORDS)", src)
+        self.assertEqual(set(_shared_constants()["STOP_WORDS"]), set(scroll_search.STOP_WORDS))
+
+    def test_ranking_constants_come_from_the_shared_file(self):
+        shared = _shared_constants()
+        for name, value in shared.items():
+            if name.startswith("$") or name == "STOP_WORDS":
+                continue
+            with self.subTest(name):
+                ours = getattr(scroll_search, name)
+                self.assertEqual(list(ours) if isinstance(ours, tuple) else ours, value)
+        self.assertEqual(scroll_search._RANK, "bm25(events_fts, 10.0, 0.5, 2.0, 5.0)")
+        # No number of the shared file is written in the module itself.
+        with open(os.path.join(ROOT, "kernel", "scroll_search.py"), encoding="utf-8") as f:
+            src = f.read()
+        for name in shared:
+            if not name.startswith("$"):
+                self.assertIsNone(re.search(r"^%s = [0-9(]" % name, src, re.M), name)
 
     def test_hostile_input_never_raises(self):
         conn = self.conns["main"]

@@ -1,6 +1,6 @@
-/** Search: index side (`buildIndexDocument`) and query side (`searchEvents`). See search.ts. */
+/** Search: index side (`buildIndexDocument`) and query side (`searchEvents`, `countMatches`, `snippetsFor`). See search.ts. */
 export { buildIndexDocument, compoundParts, type IndexDocument } from './indexText';
-export { searchEvents, BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, type SearchDatabase } from './search';
+export { searchEvents, countMatches, snippetsFor, BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, type SearchDatabase } from './search';
 export { parseQuery, MAX_TERMS, MAX_QUERY_CHARS, type ParsedQuery, type QueryTerm } from './query';
 export { makeSnippet, snippetPrefixes, SNIPPET_CHARS } from './snippet';
 export { porterStem } from './porter';

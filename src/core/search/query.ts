@@ -11,11 +11,10 @@
  *  - a compound identifier (`getUserById`, `user_id`) matches whole OR as the phrase of its parts;
  *  - stop words are pruned (unless nothing else is left); at most MAX_TERMS terms are kept.
  */
-import { STOP_WORDS, TOKEN_RE, fold, identifierParts, isCompound, stemKey } from './tokens';
+import { MAX_QUERY_CHARS, MAX_TERMS, STOP_WORDS } from './constants';
+import { TOKEN_RE, fold, identifierParts, isCompound, stemKey } from './tokens';
 
-export const MAX_TERMS = 32;
-/** Longer queries are cut here before parsing (a 10 KB paste is still searched by its start). */
-export const MAX_QUERY_CHARS = 4000;
+export { MAX_TERMS, MAX_QUERY_CHARS } from './constants';
 
 export type TermType = 'word' | 'compound' | 'phrase';
 

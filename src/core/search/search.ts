@@ -19,12 +19,17 @@
  *     then the head's broadened hits by score, then the remaining OR-only matches in bm25 order;
  *     ties newest seq first. The head does not depend on `offset`, so `offset`/k page through one
  *     fixed list: no page repeats or skips a hit. Filters restrict every step.
+ *
+ * Around a ranked page, `countMatches` (how many events the list would hold) and `snippetsFor`
+ * (snippets of any events for the same search) use the same terms, filters, SQL and broadening rule,
+ * so a caller (the history panel) never re-parses a query or writes FTS SQL of its own.
  */
 import type { SearchHit, SearchOptions, SearchResult } from '../types';
 import { parseQuery, type QueryTerm } from './query';
 import { makeSnippet } from './snippet';
 import { stemKey } from './tokens';
 import { isCorruptionError } from '../db/sqliteErrors';
+import { BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, CONTEXT_FAR, CONTEXT_NEAR, CONTEXT_OF, DEFAULT_K, MAX_K, MAX_OFFSET, MIN_CANDIDATES } from './constants';
 
 /** Said when SQLite reports damage during a search: the index is derived, the log can rebuild it. */
 export const DAMAGED_INDEX_HINT = 'the search index may be damaged: `scroll reindex` rebuilds it from the log';
@@ -36,25 +41,9 @@ export interface SearchDatabase {
   readonly inTransaction?: boolean;
 }
 
-/** bm25 column weights, in FTS_COLUMNS order: body (prose), code, parts, headline. */
-export const BM25_WEIGHTS = [10, 0.5, 2, 5] as const;
-/** Broaden when the precise query finds fewer than min(k, BROADEN_BELOW) hits. */
-export const BROADEN_BELOW = 3;
-/** A word in more than this share of events is pruned (it selects nothing). */
-export const COMMON_SHARE = 0.5;
-/**
- * Context: an event next to a strong match is often where the answer is (the tool result after
- * the matching call, the reply after the matching question). Each event's score adds these shares
- * of its best-scoring neighbour's score, 1 and 2 events away in the same session.
- */
-export const CONTEXT_NEAR = 0.6;
-export const CONTEXT_FAR = 0.15;
-/** Matches fetched for context re-ranking (the head of the list; fixed, so paging is stable). */
-export const MIN_CANDIDATES = 40;
-/** Best candidates whose neighbourhood is ranked into the head. */
-export const CONTEXT_OF = 20;
-export const DEFAULT_K = 10;
-export const MAX_K = 1000;
+// The numbers (bm25 weights, broadening, pruning, context shares, limits) live in
+// kernel/search_constants.json, shared with the Python port (constants.ts).
+export { BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, CONTEXT_NEAR, CONTEXT_FAR, MIN_CANDIDATES, CONTEXT_OF, DEFAULT_K, MAX_K } from './constants';
 
 const RANK = `bm25(events_fts, ${BM25_WEIGHTS.map((w) => w.toFixed(1)).join(', ')})`;
 
@@ -402,8 +391,12 @@ function withContext(db: SearchDatabase, matched: Map<number, { score: number; p
   return out;
 }
 
-/** Ranked seqs for one FTS5 expression, filtered. FTS5 is always the outer loop (CROSS JOIN). */
-function rankedSeqs(db: SearchDatabase, match: string, plan: Plan, limit: number): { seq: number; r: number }[] {
+/**
+ * FROM and WHERE of one FTS5 expression under the plan's filters, with its parameters: the one
+ * statement shape that ranks (`rankedSeqs`) and counts (`countMatches`). FTS5 is always the outer
+ * loop (CROSS JOIN).
+ */
+function matchClause(match: string, plan: Plan): { sql: string; params: unknown[] } {
   const conds = ['events_fts MATCH ?'];
   const params: unknown[] = [match];
   if (plan.lo !== null) {
@@ -414,10 +407,8 @@ function rankedSeqs(db: SearchDatabase, match: string, plan: Plan, limit: number
     conds.push('f.rowid <= ?');
     params.push(plan.hi);
   }
-  let sql: string;
-  if (plan.where.length === 0) {
-    sql = `SELECT f.rowid AS seq, ${RANK} AS r FROM events_fts f WHERE ${conds.join(' AND ')} ORDER BY r, f.rowid DESC LIMIT ?`;
-  } else if (plan.indexOnly) {
+  if (plan.where.length === 0) return { sql: `FROM events_fts f WHERE ${conds.join(' AND ')}`, params };
+  if (plan.indexOnly) {
     // Every match is checked before ranking. Kind and session are read from their (kind, seq) and
     // (session, seq) indexes, a few dense pages, instead of from each matching event's row, which
     // lies on its own page among the contents (single-word searches filtered by kind: up to 40 %
@@ -430,15 +421,74 @@ function rankedSeqs(db: SearchDatabase, match: string, plan: Plan, limit: number
       conds.push('EXISTS (SELECT 1 FROM events s INDEXED BY events_session_seq WHERE s.session = ? AND s.seq = f.rowid)');
       params.push(plan.session);
     }
-    sql = `SELECT f.rowid AS seq, ${RANK} AS r FROM events_fts f WHERE ${conds.join(' AND ')} ORDER BY r, f.rowid DESC LIMIT ?`;
-  } else {
-    sql =
-      `SELECT f.rowid AS seq, ${RANK} AS r FROM events_fts f CROSS JOIN events e ON e.seq = f.rowid ` +
-      `WHERE ${conds.join(' AND ')} AND ${plan.where.join(' AND ')} ORDER BY r, f.rowid DESC LIMIT ?`;
-    params.push(...plan.params);
+    return { sql: `FROM events_fts f WHERE ${conds.join(' AND ')}`, params };
   }
-  params.push(limit);
-  return cached(db, sql).all(...params);
+  return {
+    sql: `FROM events_fts f CROSS JOIN events e ON e.seq = f.rowid WHERE ${conds.join(' AND ')} AND ${plan.where.join(' AND ')}`,
+    params: [...params, ...plan.params],
+  };
+}
+
+/** Ranked seqs for one FTS5 expression, filtered. */
+function rankedSeqs(db: SearchDatabase, match: string, plan: Plan, limit: number): { seq: number; r: number }[] {
+  const c = matchClause(match, plan);
+  return cached(db, `SELECT f.rowid AS seq, ${RANK} AS r ${c.sql} ORDER BY r, f.rowid DESC LIMIT ?`).all(...c.params, limit);
+}
+
+/** The "almost nothing" rule: the OR of the terms adds candidates (step 3 above). */
+function broadens(termCount: number, preciseMatches: number, k: number): boolean {
+  return termCount > 1 && preciseMatches < Math.min(k, BROADEN_BELOW);
+}
+
+/** The distinct stems that mark a match in the snippets of these terms. */
+function snippetKeysOf(terms: readonly QueryTerm[]): string[] {
+  return [...new Set(terms.flatMap((t) => t.keys))];
+}
+
+/**
+ * The terms a search of `query` used: `terms` are its result's `terms` (after stop words and
+ * pruning), read back from the query so that later work matches exactly what the search matched.
+ */
+function termsUsed(query: string, terms: readonly string[]): QueryTerm[] {
+  const used = new Set(terms);
+  return parseQuery(query).terms.filter((t) => used.has(t.text));
+}
+
+/**
+ * How many events a search matches in all, not just the page it ranked: counted, not ranked, so
+ * it costs a fraction of a search. `result` is a search of the same query and filters (its terms
+ * are what it used after pruning). The events counted are those that match every term or — when
+ * the search broadens, as it does when fewer than min(k, BROADEN_BELOW) match them all — any term.
+ * Context hits the search adds next to matches are not counted: a long list ends with the last match.
+ */
+export function countMatches(db: SearchDatabase, query: string, opts: SearchOptions, result: Pick<SearchResult, 'terms'>): number {
+  const terms = termsUsed(query, result.terms);
+  if (!terms.length) return 0;
+  const plan = planFilters(db, opts);
+  if (plan.empty) return 0;
+  const count = (match: string) => {
+    const c = matchClause(match, plan);
+    return Number(cached(db, `SELECT count(*) AS n ${c.sql}`).get(...c.params).n);
+  };
+  const all = count(terms.map((t) => t.fts).join(' AND '));
+  return broadens(terms.length, all, clampInt(opts.k, DEFAULT_K, 1, MAX_K)) ? count(terms.map((t) => t.fts).join(' OR ')) : all;
+}
+
+/**
+ * Snippets of the given events for a search of `query` (matched words in « »), cut from the stored
+ * text (the full content, or a payload's stored preview) exactly as the search cuts them; `terms`
+ * are the terms the search used (its result's `terms`). Keyed by seq; unknown seqs are absent.
+ */
+export function snippetsFor(db: SearchDatabase, seqs: readonly number[], query: string, terms: readonly string[]): Map<number, string> {
+  const out = new Map<number, string>();
+  if (!seqs.length) return out;
+  const keys = snippetKeysOf(termsUsed(query, terms));
+  for (let i = 0; i < seqs.length; i += 500) {
+    const chunk = seqs.slice(i, i + 500);
+    const rows = cached(db, `SELECT seq, content FROM events WHERE seq IN (${chunk.map(() => '?').join(', ')})`).all(...chunk);
+    for (const r of rows) out.set(Number(r.seq), makeSnippet(String(r.content ?? ''), keys));
+  }
+  return out;
 }
 
 /** A search the database could not answer: a message (with a way out when the index is damaged), no throw. */
@@ -450,7 +500,7 @@ function failed(result: SearchResult, err: unknown): SearchResult {
 
 export function searchEvents(db: SearchDatabase, query: string, opts: SearchOptions = {}): SearchResult {
   const k = clampInt(opts.k, DEFAULT_K, 1, MAX_K);
-  const offset = clampInt(opts.offset, 0, 0, 1_000_000);
+  const offset = clampInt(opts.offset, 0, 0, MAX_OFFSET);
   const parsed = parseQuery(query);
   const pruned = [...parsed.stopped];
   if (parsed.terms.length === 0) {
@@ -492,7 +542,7 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
     const matched = new Map<number, { score: number; precise: boolean }>();
     const andFirst = rankedSeqs(db, andQuery, plan, MIN_CANDIDATES);
     for (const r of andFirst) matched.set(r.seq, { score: -r.r, precise: true });
-    const broaden = terms.length > 1 && matched.size < Math.min(k, BROADEN_BELOW);
+    const broaden = broadens(terms.length, matched.size, k);
     let orFirst: { seq: number; r: number }[] = [];
     if (broaden) {
       orFirst = rankedSeqs(db, orQuery, plan, MIN_CANDIDATES);
@@ -546,7 +596,7 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
   for (const row of cached(db, `SELECT ${cols} FROM events WHERE seq IN (${page.map(() => '?').join(', ')})`).all(...page.map((r) => r.seq))) {
     rows.set(Number(row.seq), row);
   }
-  const keys = [...new Set(terms.flatMap((t) => t.keys))];
+  const keys = snippetKeysOf(terms);
   for (const r of page) {
     const row = rows.get(Number(r.seq));
     if (!row) continue; // indexed but not in events: only after a torn rebuild; skip rather than invent

@@ -13,13 +13,9 @@
  * matched on a diacritic-free copy when folding keeps its length, else it is shown unmarked.
  */
 
-export const SNIPPET_CHARS = 320;
-/** Context kept before the first match of the window. */
-const LEAD_CHARS = 48;
-/** Only the first matches are tried as window starts (long outputs can match thousands of times). */
-const MAX_WINDOW_STARTS = 200;
-/** A word cut by the window end is completed up to this many characters. */
-const MAX_WORD_EXTENSION = 40;
+import { LEAD_CHARS, MAX_WINDOW_STARTS, MAX_WORD_EXTENSION, SNIPPET_CHARS } from './constants';
+
+export { SNIPPET_CHARS } from './constants';
 
 const isWordCode = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 const isLower = (c: number) => c >= 97 && c <= 122;

@@ -2,7 +2,8 @@
  * Token rules shared by the index side and the query side, mirroring the FTS5 tokenizer
  * `porter unicode61 remove_diacritics 2 tokenchars '_'`: a token is a run of letters, digits and
  * `_`; it is folded to lower case without diacritics, then Porter-stemmed.
- * `kernel/scroll_search.py` implements the same rules (same stop words, same splitting).
+ * `kernel/scroll_search.py` implements the same rules (same splitting; the stop words of both come
+ * from kernel/search_constants.json).
  */
 import { porterStem } from './porter';
 
@@ -95,20 +96,5 @@ export function isCompound(token: string): boolean {
   return COMPOUND_SIGNAL.test(token);
 }
 
-/**
- * English stop words: function words that carry no topic. Pruned from queries (never from the
- * index, so phrases still match). Keep identical to STOP_WORDS in kernel/scroll_search.py.
- */
-export const STOP_WORDS: ReadonlySet<string> = new Set([
-  'a', 'about', 'above', 'after', 'again', 'against', 'all', 'am', 'an', 'and', 'any', 'are', 'as', 'at',
-  'be', 'because', 'been', 'before', 'being', 'below', 'between', 'both', 'but', 'by',
-  'can', 'could', 'did', 'do', 'does', 'doing', 'down', 'during', 'each', 'few', 'for', 'from', 'further',
-  'had', 'has', 'have', 'having', 'he', 'her', 'here', 'hers', 'herself', 'him', 'himself', 'his', 'how',
-  'i', 'if', 'in', 'into', 'is', 'it', 'its', 'itself', 'just', 'me', 'might', 'more', 'most', 'must', 'my',
-  'myself', 'no', 'nor', 'not', 'now', 'of', 'off', 'on', 'once', 'only', 'or', 'other', 'our', 'ours',
-  'ourselves', 'out', 'over', 'own', 'same', 'shall', 'she', 'should', 'so', 'some', 'such',
-  'than', 'that', 'the', 'their', 'theirs', 'them', 'themselves', 'then', 'there', 'these', 'they', 'this',
-  'those', 'through', 'to', 'too', 'under', 'until', 'up', 'very', 'was', 'we', 'were', 'what', 'when',
-  'where', 'which', 'while', 'who', 'whom', 'whose', 'why', 'will', 'with', 'would', 'you', 'your', 'yours',
-  'yourself', 'yourselves', 's', 't', 'd', 'll', 'm', 're', 've',
-]);
+/** English stop words, pruned from queries (never from the index): kernel/search_constants.json. */
+export { STOP_WORDS } from './constants';

@@ -1,10 +1,10 @@
 /**
  * The panel's data source over the workspace `EventLog`. Content, search and sessions come from the
- * log itself; the metadata queries (timeline, index, facets) select only small columns so they never
- * load a session's text or payloads.
+ * log itself, totals and snippets from src/core/search; the metadata queries (timeline, index,
+ * facets) select only small columns so they never load a session's text or payloads.
  */
 import { openDatabase, type Database, type Statement } from '../../core/db';
-import { BROADEN_BELOW, makeSnippet, parseQuery } from '../../core/search';
+import { countMatches, snippetsFor } from '../../core/search';
 import type { LogEvent, LogStats, SearchOptions, SearchResult, SessionInfo } from '../../core/types';
 import type { OutlineRow, PanelDataSource, StepCount } from './panelDataSource';
 
@@ -58,61 +58,10 @@ export class EventLogPanelSource implements PanelDataSource {
     return this.log.search(query, opts);
   }
   countMatches(query: string, opts: SearchOptions, result: SearchResult): number {
-    // The same terms the search used (after stop words and pruning). The list counted is the events
-    // that match: all terms, or — when fewer than BROADEN_BELOW match them all — any term, as the
-    // search then broadens. (Context hits the search adds next to matches are not counted.)
-    const used = new Set(result.terms);
-    const terms = parseQuery(query).terms.filter((t) => used.has(t.text));
-    if (!terms.length) return 0;
-    const all = this.countMatch(terms.map((t) => t.fts).join(' AND '), opts);
-    return all < BROADEN_BELOW && terms.length > 1 ? this.countMatch(terms.map((t) => t.fts).join(' OR '), opts) : all;
+    return countMatches(this.meta, query, opts, result);
   }
-
   snippets(seqs: number[], query: string, terms: string[]): Map<number, string> {
-    const out = new Map<number, string>();
-    if (!seqs.length) return out;
-    const used = new Set(terms);
-    const keys = [...new Set(parseQuery(query).terms.filter((t) => used.has(t.text)).flatMap((t) => t.keys))];
-    // `content` is the full text, or the stored preview of a payload (what search snippets too).
-    const rows = this.meta.prepare(`SELECT seq, content FROM events WHERE seq IN (${seqs.map(() => '?').join(',')})`).all(...seqs);
-    for (const r of rows) out.set(Number(r.seq), makeSnippet(String(r.content ?? ''), keys));
-    return out;
-  }
-
-  private countMatch(match: string, opts: SearchOptions): number {
-    const conds = ['events_fts MATCH ?'];
-    const params: unknown[] = [match];
-    if (opts.seqFrom !== undefined) {
-      conds.push('f.rowid >= ?');
-      params.push(opts.seqFrom);
-    }
-    if (opts.seqTo !== undefined) {
-      conds.push('f.rowid <= ?');
-      params.push(opts.seqTo);
-    }
-    // Filters on the event row, in the order their parameters are pushed.
-    const join: string[] = [];
-    const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
-    const inList = (column: string, values: string[]) => {
-      if (!values.length) return;
-      join.push(`e.${column} IN (${values.map(() => '?').join(',')})`);
-      params.push(...values);
-    };
-    const equals = (sql: string, value: string | undefined) => {
-      if (value === undefined) return;
-      join.push(sql);
-      params.push(value);
-    };
-    inList('kind', list(opts.kind));
-    inList('role', list(opts.role));
-    equals('e.session = ?', opts.session);
-    equals('e.name = ?', opts.name);
-    equals('e.ts >= ?', opts.tsFrom);
-    equals('e.ts <= ?', opts.tsTo);
-    const sql = join.length
-      ? `SELECT count(*) AS n FROM events_fts f CROSS JOIN events e ON e.seq = f.rowid WHERE ${conds.join(' AND ')} AND ${join.join(' AND ')}`
-      : `SELECT count(*) AS n FROM events_fts f WHERE ${conds.join(' AND ')}`;
-    return Number(this.stmt(sql).get(...params).n);
+    return snippetsFor(this.meta, seqs, query, terms);
   }
 
   get(seq: number): LogEvent | undefined {

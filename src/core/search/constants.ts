@@ -1,0 +1,45 @@
+/**
+ * The search rules' numbers and stop words, from the one data file both implementations load:
+ * `kernel/search_constants.json` (it ships in `kernel/`, beside `scroll_search.py`, the Python port
+ * for standalone readers). esbuild inlines the JSON into the bundles and tsc copies it to
+ * `out/kernel/`, so nothing looks for the file at run time here. What each value means: the file's
+ * `$comment`. Change values there, never in code.
+ */
+import rules from '../../../kernel/search_constants.json';
+
+/** bm25 column weights, in FTS_COLUMNS order: body (prose), code, parts, headline. */
+export const BM25_WEIGHTS: readonly number[] = Object.freeze([...rules.BM25_WEIGHTS]);
+/** Broaden when the precise query finds fewer than min(k, BROADEN_BELOW) hits. */
+export const BROADEN_BELOW: number = rules.BROADEN_BELOW;
+/** A word in more than this share of events is pruned (it selects nothing). */
+export const COMMON_SHARE: number = rules.COMMON_SHARE;
+/**
+ * Context: an event next to a strong match is often where the answer is (the tool result after
+ * the matching call, the reply after the matching question). Each event's score adds these shares
+ * of its best-scoring neighbour's score, 1 and 2 events away in the same session.
+ */
+export const CONTEXT_NEAR: number = rules.CONTEXT_NEAR;
+export const CONTEXT_FAR: number = rules.CONTEXT_FAR;
+/** Matches fetched for context re-ranking (the head of the list; fixed, so paging is stable). */
+export const MIN_CANDIDATES: number = rules.MIN_CANDIDATES;
+/** Best candidates whose neighbourhood is ranked into the head. */
+export const CONTEXT_OF: number = rules.CONTEXT_OF;
+export const DEFAULT_K: number = rules.DEFAULT_K;
+export const MAX_K: number = rules.MAX_K;
+export const MAX_OFFSET: number = rules.MAX_OFFSET;
+export const MAX_TERMS: number = rules.MAX_TERMS;
+/** Longer queries are cut here before parsing (a 10 KB paste is still searched by its start). */
+export const MAX_QUERY_CHARS: number = rules.MAX_QUERY_CHARS;
+/** Snippet window, in characters (about 64 tokens). */
+export const SNIPPET_CHARS: number = rules.SNIPPET_CHARS;
+/** Context kept before the first match of the window. */
+export const LEAD_CHARS: number = rules.LEAD_CHARS;
+/** Only the first matches are tried as window starts (long outputs can match thousands of times). */
+export const MAX_WINDOW_STARTS: number = rules.MAX_WINDOW_STARTS;
+/** A word cut by the window end is completed up to this many characters. */
+export const MAX_WORD_EXTENSION: number = rules.MAX_WORD_EXTENSION;
+/**
+ * English stop words: function words that carry no topic. Pruned from queries (never from the
+ * index, so phrases still match).
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set(rules.STOP_WORDS);

@@ -1,13 +1,15 @@
 /**
  * Wire protocol between the history panel's front end (`webview/`, a browser) and its host in the
- * extension (`src/vscode/panel/`). Both sides import this file; it imports nothing, so it bundles
- * into the browser as is.
+ * extension (`src/vscode/panel/`). Both sides import this file; it imports nothing but its siblings
+ * in `src/shared/` (which import nothing), so it bundles into the browser as is.
  *
  * Shape: the webview sends requests `{ type, id, ...params }`; the host answers each with one
  * `{ type: 'response', id, ok, result | error }`. The host may also push `init` and `logChanged`.
  * Everything that can grow with the log is paged (hits, events of a range) or capped (content,
  * payload chunks) so the panel never receives a whole log at once.
  */
+import { scrollUriString } from './scrollUri';
+import { readSeqSpec } from './seqSpec';
 
 export const PANEL_VIEW_TYPE = 'scroll.history';
 export const PROTOCOL_VERSION = 1;
@@ -390,29 +392,19 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage {
   }
 }
 
-/** The `scroll:` document for a target (the document provider is the VS Code integration's). */
+/** The `scroll:` document for a target (built by scrollUri.ts; the document provider is the VS Code integration's). */
 export function scrollUriFor(target: OpenTarget): string {
-  switch (target.kind) {
-    case 'event':
-      return `scroll:/event/${target.seq}.md`;
-    case 'range':
-      return `scroll:/range/${target.from}-${target.to}.md`;
-    case 'segment':
-      return `scroll:/segment/${target.evictionSeq}.md`;
-  }
+  return scrollUriString(target);
 }
 
 /**
- * Parses what a person types into "Expand by seq": `42`, `10-20`, `10..20`, `10 – 20`.
- * Returns null when it is not a seq or a range.
+ * Reads what a person types into "Expand by seq" (`42`, `10-20`, `10..20`, `10 – 20`, every form of
+ * `readSeqSpec`); a range written backwards is turned round. Null when it is not a seq or a range.
  */
 export function parseSeqSpec(text: string): { from: number; to: number } | null {
-  const m = /^\s*#?(\d{1,15})\s*(?:(?:\.\.|-|–|—|to)\s*#?(\d{1,15}))?\s*$/i.exec(text);
-  if (!m) return null;
-  const from = Number(m[1]);
-  const to = m[2] === undefined ? from : Number(m[2]);
-  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) return null;
-  return from <= to ? { from, to } : { from: to, to: from };
+  const r = readSeqSpec(text);
+  if (!r.ok) return null;
+  return r.from <= r.to ? { from: r.from, to: r.to } : { from: r.to, to: r.from };
 }
 
 /** Splits a snippet on its « » match markers: odd-indexed parts are matches. */

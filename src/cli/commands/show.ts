@@ -1,18 +1,16 @@
 import { InvalidInputError } from '../../core/errors';
 import type { LogEvent } from '../../core/types';
+import { readSeqSpec } from '../../shared/seqSpec';
 import { UsageError, type Command, type CliIO } from '../command';
 import { eventToJson } from '../eventJson';
 import { openForReading } from '../openLog';
 
-/** `12` → [12, 12]; `3..7` → [3, 7]. */
+/** `12` → [12, 12]; `3..7` → [3, 7]; every form of `readSeqSpec` (`#12`, `3-7`, `3 to 7`, …). */
 export function parseSeqSpec(spec: string): { from: number; to: number; single: boolean } {
-  const m = /^\s*(\d+)\s*(?:\.\.\s*(\d+)\s*)?$/.exec(spec);
-  if (!m) throw new UsageError(`expected SEQ or A..B (got "${spec}")`);
-  const from = Number(m[1]);
-  const to = m[2] === undefined ? from : Number(m[2]);
-  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new UsageError(`seq out of range: "${spec}"`);
-  if (to < from) throw new UsageError(`empty range ${from}..${to} (the end is before the start)`);
-  return { from, to, single: m[2] === undefined };
+  const r = readSeqSpec(spec);
+  if (!r.ok) throw new UsageError(r.reason === 'range' ? `seq out of range: "${spec}"` : `expected SEQ or A..B (got "${spec}")`);
+  if (r.to < r.from) throw new UsageError(`empty range ${r.from}..${r.to} (the end is before the start)`);
+  return { from: r.from, to: r.to, single: r.single };
 }
 
 function printEvent(io: CliIO, e: LogEvent): void {

@@ -4,22 +4,20 @@
  * fence longer than any backtick run it contains, so nothing in it can end the block early.
  */
 import type { LogEvent, SearchHit } from '../../core/types';
+import { readSeqSpec } from '../../shared/seqSpec';
 
-/** A seq or an inclusive range typed by a person or a model: `42`, `40..45`, `40-45`, `#42`. */
+/** A seq or an inclusive range typed by a person or a model: `42`, `40..45`, `40-45`, `#42` (every form of `readSeqSpec`). */
 export type SeqSpec = { seq: number } | { from: number; to: number };
 
 export function parseSeqSpec(text: string): SeqSpec {
-  const t = String(text ?? '').trim().replace(/^(seq\s*|#)/i, '');
-  const one = /^(\d+)$/.exec(t);
-  if (one) return { seq: Number(one[1]) };
-  const range = /^(\d+)\s*(?:\.\.|-|–|:)\s*(\d+)$/.exec(t);
-  if (range) {
-    const a = Number(range[1]);
-    const b = Number(range[2]);
-    if (a > b) throw new Error(`"${text}": the range starts after it ends (write ${b}..${a})`);
-    return { from: a, to: b };
+  const r = readSeqSpec(text);
+  if (!r.ok) {
+    if (r.reason === 'range') throw new Error(`"${text}": a seq is at most ${Number.MAX_SAFE_INTEGER}`);
+    throw new Error(`"${text}" is not a seq: write a number like 42 or a range like 40..45`);
   }
-  throw new Error(`"${text}" is not a seq: write a number like 42 or a range like 40..45`);
+  if (r.single) return { seq: r.from };
+  if (r.from > r.to) throw new Error(`"${text}": the range starts after it ends (write ${r.to}..${r.from})`);
+  return { from: r.from, to: r.to };
 }
 
 /** Longest events shown in one range document; beyond it the document says where to continue. */

@@ -9,11 +9,12 @@ import {
   MAX_RANGE_EVENTS,
   renderEvent,
   renderEvents,
+  inline,
   renderMissingEvent,
 } from './history/eventMarkdown';
 import { renderIndexMarkdown } from './history/evictionBlocks';
 import { segmentEvents, sessionIndex } from './history/historyQueries';
-import { parseScrollPath, SCROLL_SCHEME, scrollPath, type ScrollTarget } from './history/scrollUri';
+import { parseScrollPath, SCROLL_SCHEME, scrollPath, scrollUriString, type ScrollTarget } from './history/scrollUri';
 import type { ScrollServices } from './services';
 
 export function scrollUri(t: ScrollTarget, payloadExtension?: string): vscode.Uri {
@@ -65,7 +66,7 @@ export class ScrollDocumentProvider implements vscode.TextDocumentContentProvide
         const last = Math.min(to, from + MAX_RANGE_EVENTS - 1);
         const events = log.range(from, last);
         if (to >= log.maxSeq()) this.live.add(key);
-        const more = last < to ? `Showing seq ${from}..${last} (the first ${MAX_RANGE_EVENTS}); open scroll:/range/${last + 1}-${to}.md for the rest.` : '';
+        const more = last < to ? `Showing seq ${from}..${last} (the first ${MAX_RANGE_EVENTS}); open ${scrollUriString({ kind: 'range', from: last + 1, to })} for the rest.` : '';
         return renderEvents(`Events ${from}..${to}`, events, more || `${events.length} event${events.length === 1 ? '' : 's'}.`);
       }
       case 'segment': {
@@ -79,7 +80,7 @@ export class ScrollDocumentProvider implements vscode.TextDocumentContentProvide
         const first = seg.events[0]?.seq;
         const lastSeq = seg.events[seg.events.length - 1]?.seq;
         const title = `Evicted segment ${first ?? ''}..${lastSeq ?? ''} (eviction seq ${target.evictionSeq})`;
-        return renderEvents(title, seg.events, `Session ${seg.eviction.session}. Evicted from the working view at seq ${target.evictionSeq}; nothing was lost from the log.`);
+        return renderEvents(title, seg.events, `Session ${inline(seg.eviction.session)}. Evicted from the working view at seq ${target.evictionSeq}; nothing was lost from the log.`);
       }
       case 'payload': {
         try {
@@ -92,7 +93,7 @@ export class ScrollDocumentProvider implements vscode.TextDocumentContentProvide
         this.live.add(key);
         const index = sessionIndex(log, target.session, this.services.config.indexLevelCap);
         return renderIndexMarkdown(target.session, index, (b) =>
-          b.evictionSeq ? `${SCROLL_SCHEME}:${scrollPath({ kind: 'segment', evictionSeq: b.evictionSeq })}` : `${SCROLL_SCHEME}:${scrollPath({ kind: 'range', from: b.fromSeq, to: b.toSeq })}`,
+          b.evictionSeq ? scrollUriString({ kind: 'segment', evictionSeq: b.evictionSeq }) : scrollUriString({ kind: 'range', from: b.fromSeq, to: b.toSeq }),
         );
       }
     }

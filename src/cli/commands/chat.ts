@@ -5,7 +5,6 @@
  */
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
-import { randomBytes } from 'node:crypto';
 import { AgentLoop, type AgentProgress } from '../../core/agent/agentLoop';
 import { CancelledError } from '../../core/agent/errors';
 import { OpenAICompatibleClient } from '../../core/agent/openaiClient';
@@ -18,6 +17,7 @@ import { MemoryHost } from '../../core/memory/memoryHost';
 import type { Kernel } from '../../core/kernel/kernel';
 import { intOption, stringOption, UsageError, writeJson, type Command, type CommandContext } from '../command';
 import { openForWriting } from '../openLog';
+import { newSessionId } from '../../core/sessionId';
 
 const USAGE = `usage: scroll chat --model-url URL --model NAME [options]
 
@@ -104,7 +104,7 @@ async function run(ctx: CommandContext): Promise<number> {
     throw new UsageError(`--sandbox must be auto, require or off (got "${sandboxOption}")`);
   }
 
-  const session = stringOption(values, 'session') ?? newSessionId();
+  const session = stringOption(values, 'session') ?? newSessionId('chat');
   const log = openForWriting(ctx, { session });
   let kernel: SubprocessKernel | null = null;
   let memory: MemoryHost | null = null;
@@ -219,9 +219,4 @@ function oneLine(s: string, max: number): string {
 function positive(n: number | undefined, name: string): number | undefined {
   if (n !== undefined && n <= 0) throw new UsageError(`--${name} must be a positive integer`);
   return n;
-}
-
-function newSessionId(): string {
-  const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').replace('T', '-');
-  return `chat-${t}-${randomBytes(2).toString('hex')}`;
 }

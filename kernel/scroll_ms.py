@@ -197,21 +197,13 @@ class MemorySpace:
         if not rows:
             return []
         # The agent records the whole (merged) index after each eviction: the last one is current.
-        last = _json_obj(rows[-1]["meta"])
-        snapshot = last.get("index")
-        if isinstance(snapshot, list) and all(isinstance(b, dict) for b in snapshot):
-            return [_AttrDict(b, event_seq=rows[-1]["seq"]) for b in snapshot]
-        out = []
-        for row in rows:
-            meta = _json_obj(row["meta"])
-            blocks = meta.get("blocks") if isinstance(meta.get("blocks"), list) else None
-            if blocks is None and isinstance(meta.get("block"), dict):
-                blocks = [meta["block"]]
-            for block in (blocks if blocks is not None else [meta]):
-                entry = _AttrDict(block if isinstance(block, dict) else {"block": block})
-                entry.setdefault("event_seq", row["seq"])
-                out.append(entry)
-        return out
+        # The contract (src/core/log/eventMeta.ts, held by test/vectors/eviction-vectors.json):
+        # indexFromSnapshot / indexFromBlocks.
+        evictions = [(row["seq"], _json_obj(row["meta"])) for row in rows]
+        entries = _index_from_snapshot(evictions[-1])
+        if entries is None:
+            entries = _index_from_blocks(evictions)
+        return [_AttrDict(e) for e in entries]
 
     # -- internals ------------------------------------------------------------------------------
     def _max_seq(self):
@@ -252,6 +244,32 @@ class MemorySpace:
         if problem:
             event["payload_error"] = problem + " — content is the stored preview"
         return event
+
+
+def _index_from_snapshot(last):
+    """The last eviction's meta['index'] (a list of dicts), each block with that event's seq as
+    'event_seq'; None when the event carries no snapshot. TS: eventMeta.ts indexFromSnapshot."""
+    seq, meta = last
+    snapshot = meta.get("index")
+    if not isinstance(snapshot, list) or not all(isinstance(b, dict) for b in snapshot):
+        return None
+    return [dict(b, event_seq=seq) for b in snapshot]
+
+
+def _index_from_blocks(evictions):
+    """The blocks each eviction recorded, oldest first, as recorded: meta['blocks'] (a list),
+    meta['block'] (a dict) or the meta itself, each with 'event_seq' unless it has one.
+    TS: eventMeta.ts indexFromBlocks."""
+    out = []
+    for seq, meta in evictions:
+        blocks = meta.get("blocks") if isinstance(meta.get("blocks"), list) else None
+        if blocks is None and isinstance(meta.get("block"), dict):
+            blocks = [meta["block"]]
+        for block in (blocks if blocks is not None else [meta]):
+            entry = dict(block) if isinstance(block, dict) else {"block": block}
+            entry.setdefault("event_seq", seq)
+            out.append(entry)
+    return out
 
 
 def _plain(h):

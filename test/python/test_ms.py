@@ -462,5 +462,47 @@ class SharedSearchVectorsThroughMsTest(unittest.TestCase):
                     self.assertEqual(hits.broadened, v["broadened"])
 
 
+def eviction_vectors_path():
+    return os.path.join(ROOT, "test", "vectors", "eviction-vectors.json")
+
+
+@unittest.skipUnless(os.path.exists(eviction_vectors_path()), "no shared eviction vectors")
+class SharedEvictionVectorsTest(unittest.TestCase):
+    """ms.index() on the shared eviction vectors (test/vectors/eviction-vectors.json): the same
+    answer as the host's ms.index() and the TypeScript contract (src/core/log/eventMeta.ts), which
+    test/unit/log/eventMetaVectors.test.ts holds to the same file."""
+
+    def test_index_answers(self):
+        with open(eviction_vectors_path(), encoding="utf-8") as f:
+            vectors = json.load(f)
+        self.assertGreaterEqual(len(vectors["cases"]), 2)
+        for case in vectors["cases"]:
+            tmp = tempfile.mkdtemp(prefix="scroll-ms-eviction-")
+            self.addCleanup(shutil.rmtree, tmp, True)
+            b = make_builder(tmp)
+            for e in case["events"]:
+                b.add(e["kind"], e["role"], e["content"], session=e.get("session", "s1"), name=e.get("name"),
+                      meta=e.get("meta"), headline=e.get("headline"), step=e.get("step"))
+            b.close()
+            ms = scroll_ms.connect(os.path.join(tmp, "scroll.db"))
+            self.addCleanup(ms.close)
+            for q in case["index"]:
+                with self.subTest(case=case["name"], session=q["session"]):
+                    idx = ms.index() if q["session"] is None else ms.index(session=q["session"])
+                    self.assertEqual([dict(e) for e in idx], q["expect"])
+                    for e in idx:
+                        self.assertEqual(e.event_seq, e["event_seq"])
+
+    def test_index_functions_on_rows(self):
+        # The two halves of index() on (seq, meta) rows, as eventMeta.ts indexFromSnapshot/indexFromBlocks.
+        snap = [{"level": 0, "from_seq": 1, "to_seq": 2, "segments": 1, "title": {"task": "t", "state": "s", "next": "n"}}]
+        self.assertEqual(scroll_ms._index_from_snapshot((7, {"index": snap})), [dict(snap[0], event_seq=7)])
+        self.assertIsNone(scroll_ms._index_from_snapshot((7, {"index": [1]})))
+        self.assertIsNone(scroll_ms._index_from_snapshot((7, {})))
+        self.assertEqual(scroll_ms._index_from_snapshot((7, {"index": []})), [])
+        self.assertEqual(scroll_ms._index_from_blocks([(3, {"block": {"fromSeq": 1}}), (4, {"blocks": [{"event_seq": 9}, 5]}), (5, {"raw": "x"})]),
+                         [{"fromSeq": 1, "event_seq": 3}, {"event_seq": 9}, {"block": 5, "event_seq": 4}, {"raw": "x", "event_seq": 5}])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -6,29 +6,23 @@
  * view and the eviction index are derived from those events only, so `AgentLoop.open` on the same
  * log after a restart rebuilds them identically.
  *
- * Event meta written here (read by the kernel's ms.index(), the panel and the editor):
- *
- * model_turn.meta = {
- *   step, viewTokens, budget,          // the view sent with this call, measured before sending
- *   viewMessages, squeeze,             // messages sent; 0 = normal rendering, 1-2 = previews squeezed to fit
- *   evicted: number,                   // events that left the view in the sweep before this call (0 if none)
- *   evictionSeq: number | null,        // that sweep's eviction event
- *   evictedTotal: number,              // events evicted so far in this session
- *   model, toolCalls, usage?, cancelled?
- * }
- *
- * eviction.meta (EVICTION_META) = {
- *   level: 0, from_seq, to_seq,        // the level-0 block: inclusive seq span that left the view
- *   title: { task, state, next },      // written by the model (title_source 'model') or built from the events ('fallback')
- *   title_source, title_error?,
- *   session, step,                     // the step about to be called when the sweep ran
- *   groups, events,                    // turns and events that left the view
- *   view_tokens_before, view_tokens_after, budget,
- *   index: [{ level, from_seq, to_seq, segments, title }]   // the whole merged index after this sweep
- * }
+ * The meta of the events written here (model_turn, eviction, tool_result) is one contract with
+ * its readers — the kernel's ms.index(), the panel, the editor and this loop's own rebuild:
+ * `ModelTurnMeta`, `EvictionMeta` and `ToolResultMeta` in src/core/log/eventMeta.ts, each with its
+ * one writer and one reader. What the loop writes for the model to read (tool errors, the eviction
+ * event, its notes) is in src/prompts/loop.md.
  */
-import { SYSTEM_PROMPT } from '../../prompts';
+import { fill, SYSTEM_PROMPT, template } from '../../prompts';
 import type { Kernel } from '../kernel/kernel';
+import {
+  parseMeta,
+  readEvictionMeta,
+  writeEvictionMeta,
+  writeModelTurnMeta,
+  writeToolResultMeta,
+  type IndexSnapshotEntry,
+} from '../log/eventMeta';
+import { evictions as evictionRows } from '../log/historyQueries';
 import type { LogEvent, NewEvent } from '../types';
 import { CancelledError, throwIfAborted } from './errors';
 import type { IndexTitle } from './evictionIndex';
@@ -113,6 +107,20 @@ export function defaultBudget(maxInputTokens: number): number {
 
 const TITLE_FAILURES_BEFORE_GIVING_UP = 3;
 
+const T = {
+  eviction: template('loop', 'eviction'),
+  inputRejected: template('loop', 'input-rejected'),
+  noSuchTool: template('loop', 'no-such-tool'),
+  notAllowed: template('loop', 'not-allowed'),
+  notAllowedNoConfirm: template('loop', 'not-allowed-no-confirm'),
+  toolFailed: template('loop', 'tool-failed'),
+  cancelled: template('loop', 'cancelled'),
+  notRunCancelled: template('loop', 'not-run-cancelled'),
+  noModelCall: template('loop', 'no-model-call'),
+  modelCallFailed: template('loop', 'model-call-failed'),
+  maxSteps: template('loop', 'max-steps'),
+};
+
 export class AgentLoop {
   readonly view: WorkingView;
   readonly session: string;
@@ -172,20 +180,19 @@ export class AgentLoop {
     const events = this.log.iterateSession ? this.log.iterateSession(this.session, 2_000) : scanSession(this.log, this.session, 1);
     for (const e of events) {
       this.view.apply(e);
-      if (e.kind === 'eviction' && e.session === this.session) this.evictedTotal += Number((e.meta as Record<string, unknown>).events ?? 0) || 0;
+      if (e.kind === 'eviction' && e.session === this.session) this.evictedTotal += readEvictionMeta(e.meta)?.events ?? 0;
     }
   }
 
   private rebuildFromBoundary(db: NonNullable<AgentLog['database']>): boolean {
     // An eviction event acts on the view through its seq and meta only: one query reads them all.
-    const rows = db.prepare("SELECT seq, meta FROM events WHERE kind = 'eviction' AND session = ? ORDER BY seq").all(this.session) as Array<{ seq: number; meta: string }>;
-    if (!rows.length) return false;
-    const evictions = rows.map((r) => ({ seq: Number(r.seq), meta: parseMeta(r.meta) }));
+    const evictions = evictionRows({ database: db }, this.session);
+    if (!evictions.length) return false;
     let boundary = 0;
     for (const e of evictions) {
-      const to = Number((e.meta as Record<string, unknown>).to_seq);
-      if (Number.isSafeInteger(to)) boundary = Math.max(boundary, to);
-      this.evictedTotal += Number((e.meta as Record<string, unknown>).events ?? 0) || 0;
+      const block = readEvictionMeta(e.meta);
+      if (block) boundary = Math.max(boundary, block.toSeq);
+      this.evictedTotal += block?.events ?? 0;
     }
     const lastStep = db.prepare("SELECT max(step) AS m FROM events WHERE kind = 'model_turn' AND session = ? AND seq <= ?").get(this.session, boundary) as { m: number | null };
     const userRow = db.prepare("SELECT max(seq) AS m FROM events WHERE kind = 'user_message' AND session = ? AND seq <= ?").get(this.session, boundary) as { m: number | null };
@@ -231,7 +238,7 @@ export class AgentLoop {
         const sweep = await this.evictIfNeeded(step, ro.signal, progress);
         if (sweep) evictions++;
         const prepared = await this.view.prepare(this.toolDefs).catch((e: unknown) => {
-          this.append({ kind: 'note', role: 'system', content: `no model call at step ${step}: ${e instanceof Error ? e.message : String(e)}`, step: this.view.lastStep, meta: { error: e instanceof Error ? e.name : 'Error', step } });
+          this.append({ kind: 'note', role: 'system', content: fill(T.noModelCall, { step, error: e instanceof Error ? e.message : String(e) }), step: this.view.lastStep, meta: { error: e instanceof Error ? e.name : 'Error', step } });
           throw e;
         });
         const viewMs = performance.now() - started - (sweep?.titleMs ?? 0);
@@ -245,7 +252,7 @@ export class AgentLoop {
           name: this.model.id,
           content: turn.text,
           step,
-          meta: {
+          meta: writeModelTurnMeta({
             step,
             viewTokens: prepared.tokens,
             budget: prepared.budget,
@@ -258,7 +265,7 @@ export class AgentLoop {
             toolCalls: turn.calls.length,
             ...(turn.usage ? { usage: turn.usage } : {}),
             ...(turn.cancelled ? { cancelled: true } : {}),
-          },
+          }),
         });
         lastSeq = turnEv.seq;
         lastText = turn.text;
@@ -276,7 +283,7 @@ export class AgentLoop {
       this.append({
         kind: 'note',
         role: 'system',
-        content: `stopped after ${maxSteps} model calls without a final answer`,
+        content: fill(T.maxSteps, { maxSteps }),
         step: this.view.lastStep,
         meta: { stopped: 'max_steps', maxSteps },
       });
@@ -309,7 +316,7 @@ export class AgentLoop {
       this.append({
         kind: 'note',
         role: 'system',
-        content: `model call failed at step ${step}: ${e instanceof Error ? e.message : String(e)}`,
+        content: fill(T.modelCallFailed, { step, error: e instanceof Error ? e.message : String(e) }),
         step: this.view.lastStep,
         meta: { error: e instanceof Error ? e.name : 'Error', step, partialText: text.slice(0, 2_000) },
       });
@@ -341,10 +348,10 @@ export class AgentLoop {
     const tool = this.tools.find((t) => t.definition.name === call.name);
     let out: ToolOutput;
     let cancelled = false;
-    if (call.inputError) out = { content: `tool call rejected: ${call.inputError}`, isError: true };
-    else if (!tool) out = { content: `there is no tool named ${JSON.stringify(call.name)}; available: ${this.toolDefs.map((t) => t.name).join(', ')}`, isError: true };
+    if (call.inputError) out = { content: fill(T.inputRejected, { error: call.inputError }), isError: true };
+    else if (!tool) out = { content: fill(T.noSuchTool, { name: JSON.stringify(call.name), tools: this.toolDefs.map((t) => t.name).join(', ') }), isError: true };
     else if (tool.needsConfirmation && !(this.opts.confirm && (await this.opts.confirm({ call, tool, step })))) {
-      out = { content: `the user did not allow ${call.name} to run${this.opts.confirm ? '' : ' (this host runs it only when allowed)'}`, isError: true };
+      out = { content: fill(this.opts.confirm ? T.notAllowed : T.notAllowedNoConfirm, { tool: call.name }), isError: true };
     } else {
       try {
         throwIfAborted(signal);
@@ -359,7 +366,7 @@ export class AgentLoop {
         out = typeof r === 'string' ? { content: r } : r;
       } catch (e) {
         cancelled = signal?.aborted === true;
-        out = { content: cancelled ? 'cancelled by the user' : `${call.name} failed: ${e instanceof Error ? e.message : String(e)}`, isError: true };
+        out = { content: cancelled ? T.cancelled : fill(T.toolFailed, { tool: call.name, error: e instanceof Error ? e.message : String(e) }), isError: true };
       }
     }
     const resultEv = this.append({
@@ -370,14 +377,14 @@ export class AgentLoop {
       toolCallId: call.id,
       parentSeq: callEv.seq,
       step,
-      meta: { ...out.meta, isError: out.isError === true },
+      meta: writeToolResultMeta(out.meta, out.isError === true),
     });
     progress({ type: 'tool_result', step, call, seq: resultEv.seq, content: out.content, isError: out.isError === true });
     if (cancelled || signal?.aborted) {
       // Every call of the turn gets a result so the view stays a valid conversation.
       for (const other of rest) {
         const ev = this.append({ kind: 'tool_call', role: 'assistant', name: other.name, content: JSON.stringify(other.input), toolCallId: other.id, parentSeq: turnSeq, step, meta: {} });
-        this.append({ kind: 'tool_result', role: 'tool', name: other.name, content: 'not run: cancelled by the user', toolCallId: other.id, parentSeq: ev.seq, step, meta: { isError: true } });
+        this.append({ kind: 'tool_result', role: 'tool', name: other.name, content: T.notRunCancelled, toolCallId: other.id, parentSeq: ev.seq, step, meta: writeToolResultMeta(undefined, true) });
       }
       throw new CancelledError();
     }
@@ -401,9 +408,7 @@ export class AgentLoop {
     const ev = this.append({
       kind: 'eviction',
       role: 'system',
-      content:
-        `Evicted seq ${plan.fromSeq}–${plan.toSeq} (${plan.seqs.length} events, ${plan.groups} turns) from the working view; ` +
-        `still in the log. task: ${title.task} | state: ${title.state} | next: ${title.next}`,
+      content: fill(T.eviction, { from: plan.fromSeq, to: plan.toSeq, events: plan.seqs.length, groups: plan.groups, ...title }),
       step,
       meta,
     });
@@ -433,6 +438,7 @@ export class AgentLoop {
   }
 }
 
+/** The meta of a sweep's `eviction` event (written by `writeEvictionMeta`): the plan's block and the index after it. */
 export function evictionMeta(
   plan: EvictionPlan,
   title: IndexTitle,
@@ -441,15 +447,15 @@ export function evictionMeta(
   session: string,
   step: number,
   budget: number,
-  index: unknown,
+  index: IndexSnapshotEntry[],
 ): Record<string, unknown> {
-  return {
+  return writeEvictionMeta({
     level: 0,
     from_seq: plan.fromSeq,
     to_seq: plan.toSeq,
     title,
     title_source: source,
-    ...(error ? { title_error: error } : {}),
+    title_error: error,
     session,
     step,
     groups: plan.groups,
@@ -458,16 +464,7 @@ export function evictionMeta(
     view_tokens_after: plan.tokensAfter,
     budget,
     index,
-  };
-}
-
-function parseMeta(json: string): Record<string, unknown> {
-  try {
-    const v = JSON.parse(json);
-    return v && typeof v === 'object' ? v : {};
-  } catch {
-    return {};
-  }
+  });
 }
 
 function* scanSession(log: AgentLog, session: string, start: number): Iterable<LogEvent> {

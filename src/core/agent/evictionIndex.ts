@@ -11,15 +11,11 @@
  * The index is derived state: `EvictionIndex.fromLevel0(blocks)` rebuilt from the `eviction` events
  * of a session is identical to the one that wrote them.
  */
+import { fill, template } from '../../prompts';
+import type { IndexSnapshotEntry, IndexTitle } from '../log/eventMeta';
 
-export interface IndexTitle {
-  /** What the user asked for / what was being worked on. */
-  task: string;
-  /** Where it stood at the end of the segment (found, failed, decided...). */
-  state: string;
-  /** What was about to happen next. */
-  next: string;
-}
+/** The title and snapshot shapes are the log's (eviction meta): src/core/log/eventMeta.ts. */
+export type { IndexSnapshotEntry, IndexTitle } from '../log/eventMeta';
 
 export interface IndexBlock {
   level: number;
@@ -143,14 +139,6 @@ export class EvictionIndex {
   }
 }
 
-export interface IndexSnapshotEntry {
-  level: number;
-  from_seq: number;
-  to_seq: number;
-  segments: number;
-  title: IndexTitle;
-}
-
 /** Upper bound on index lines for n segments with cap k (see the module comment). */
 export function indexLineBound(segments: number, cap: number): number {
   if (segments <= 0) return 0;
@@ -160,10 +148,17 @@ export function indexLineBound(segments: number, cap: number): number {
   return base * levels;
 }
 
+const LINE = {
+  level0: template('view', 'index-line'),
+  merged: template('view', 'index-line-merged'),
+  seqOne: template('view', 'seq-one'),
+  seqSpan: template('view', 'seq-span'),
+};
+
+/** The block's line in the model's memory section (templates in src/prompts/view.md). */
 export function renderBlockLine(b: IndexBlock): string {
-  const range = b.fromSeq === b.toSeq ? `seq ${b.fromSeq}` : `seq ${b.fromSeq}–${b.toSeq}`;
-  const span = b.level > 0 ? ` (L${b.level}, ${b.segments} segments)` : '';
-  return `- ${range}${span}: task: ${b.title.task} | state: ${b.title.state} | next: ${b.title.next}`;
+  const range = fill(b.fromSeq === b.toSeq ? LINE.seqOne : LINE.seqSpan, { from: b.fromSeq, to: b.toSeq });
+  return fill(b.level > 0 ? LINE.merged : LINE.level0, { range, level: b.level, segments: b.segments, ...b.title });
 }
 
 function mergeBlocks(blocks: IndexBlock[], level: number): IndexBlock {

@@ -2,8 +2,10 @@
  * Titles of evicted segments: {task, state, next}. Written by the model in a short JSON side
  * request; when that fails (no answer, bad JSON, error, no model), a deterministic title is built
  * from the segment's own events so an eviction never waits on, or fails because of, the model.
+ * The request's instructions are src/prompts/title.md; the transcript around the segment and the
+ * fallback title's words are templates in src/prompts/title-request.md.
  */
-import { TITLE_PROMPT } from '../../prompts';
+import { fill, template, TITLE_PROMPT } from '../../prompts';
 import type { IndexTitle } from './evictionIndex';
 import { clampTitle } from './evictionIndex';
 import type { ModelClient } from './model';
@@ -20,41 +22,65 @@ export interface SegmentEvent {
 const TITLE_TRANSCRIPT_CHARS = 6_000;
 const EVENT_EXCERPT_CHARS = 400;
 
+const T = {
+  transcript: template('title-request', 'transcript'),
+  transcriptWithRequest: template('title-request', 'transcript-with-request'),
+  transcriptLine: template('title-request', 'transcript-line'),
+  transcriptCut: template('title-request', 'transcript-cut'),
+  fallbackUntitled: template('title-request', 'fallback-untitled'),
+  fallbackStep: template('title-request', 'fallback-step'),
+  fallbackSteps: template('title-request', 'fallback-steps'),
+  fallbackNoSteps: template('title-request', 'fallback-no-steps'),
+  fallbackTools: template('title-request', 'fallback-tools'),
+  fallbackTool: template('title-request', 'fallback-tool'),
+  fallbackToolCount: template('title-request', 'fallback-tool-count'),
+  fallbackLastResult: template('title-request', 'fallback-last-result'),
+  fallbackNextAfterCall: template('title-request', 'fallback-next-after-call'),
+  fallbackNext: template('title-request', 'fallback-next'),
+};
+
 export function fallbackTitle(events: SegmentEvent[], currentRequest: string | null): IndexTitle {
   const firstUser = events.find((e) => e.kind === 'user_message');
   const taskSource = firstUser?.content ?? currentRequest ?? events.find((e) => e.kind === 'model_turn' && e.content.trim())?.content ?? '';
   const steps = events.map((e) => e.step).filter((s): s is number => typeof s === 'number');
   const tools = new Map<string, number>();
   for (const e of events) if (e.kind === 'tool_call' && e.name) tools.set(e.name, (tools.get(e.name) ?? 0) + 1);
-  const toolText = [...tools].map(([n, c]) => (c > 1 ? `${n}×${c}` : n)).join(', ');
+  const toolText = [...tools].map(([name, count]) => fill(count > 1 ? T.fallbackToolCount : T.fallbackTool, { name, count })).join(', ');
   const lastResult = [...events].reverse().find((e) => e.kind === 'tool_result');
-  const stepText = steps.length ? (Math.min(...steps) === Math.max(...steps) ? `step ${steps[0]}` : `steps ${Math.min(...steps)}–${Math.max(...steps)}`) : 'no steps';
+  const first = Math.min(...steps);
+  const last = Math.max(...steps);
+  const stepText = steps.length
+    ? first === last
+      ? fill(T.fallbackStep, { step: steps[0] })
+      : fill(T.fallbackSteps, { first, last })
+    : T.fallbackNoSteps;
   const stateParts = [stepText];
-  if (toolText) stateParts.push(`tools ${toolText}`);
-  if (lastResult) stateParts.push(`last result: ${firstLine(lastResult.content, 60)}`);
+  if (toolText) stateParts.push(fill(T.fallbackTools, { tools: toolText }));
+  if (lastResult) stateParts.push(fill(T.fallbackLastResult, { line: firstLine(lastResult.content, 60) }));
   const lastTurn = [...events].reverse().find((e) => e.kind === 'model_turn' && e.content.trim());
   const lastCall = [...events].reverse().find((e) => e.kind === 'tool_call');
   const next = lastTurn
     ? firstLine(lastTurn.content, 80)
     : lastCall
-      ? `after ${lastCall.name}(${firstLine(lastCall.content, 50)})`
-      : 'continue the task';
-  return clampTitle({ task: firstLine(taskSource, 100) || 'untitled segment', state: stateParts.join('; '), next });
+      ? fill(T.fallbackNextAfterCall, { name: String(lastCall.name), args: firstLine(lastCall.content, 50) })
+      : T.fallbackNext;
+  return clampTitle({ task: firstLine(taskSource, 100) || T.fallbackUntitled, state: stateParts.join('; '), next });
 }
 
 /** The segment as compact text for the title request: one excerpt per event, head and tail kept. */
 export function segmentTranscript(events: SegmentEvent[], currentRequest: string | null): string {
   const lines = events.map((e) => {
     const who = e.kind === 'tool_call' || e.kind === 'tool_result' ? `${e.kind} ${e.name ?? ''}`.trim() : e.kind;
-    return `[seq ${e.seq} ${who}] ${excerpt(e.content, EVENT_EXCERPT_CHARS)}`;
+    return fill(T.transcriptLine, { seq: e.seq, who, excerpt: excerpt(e.content, EVENT_EXCERPT_CHARS) });
   });
   let text = lines.join('\n');
   if (text.length > TITLE_TRANSCRIPT_CHARS) {
     const half = Math.floor(TITLE_TRANSCRIPT_CHARS / 2);
-    text = `${text.slice(0, half)}\n[… ${text.length - 2 * half} characters left out …]\n${text.slice(-half)}`;
+    text = fill(T.transcriptCut, { head: text.slice(0, half), chars: text.length - 2 * half, tail: text.slice(-half) });
   }
-  const req = currentRequest ? `The user's current request: ${excerpt(currentRequest, 500)}\n\n` : '';
-  return `${req}Segment leaving the view:\n${text}`;
+  return currentRequest
+    ? fill(T.transcriptWithRequest, { request: excerpt(currentRequest, 500), lines: text })
+    : fill(T.transcript, { lines: text });
 }
 
 /** Asks the model for a title; throws when the answer is missing or not the JSON asked for. */

@@ -6,10 +6,14 @@
  * Groups: a user message is one group; a model turn with its tool calls, kernel cells and tool
  * results is one group. Eviction removes whole groups, oldest first, never the pinned ones (the
  * current user request) and never the newest group. An eviction takes effect only through an
- * `eviction` event in the log (see `EVICTION_META` in agentLoop.ts), which is what makes replay exact.
+ * `eviction` event in the log (its meta: `EvictionMeta` in src/core/log/eventMeta.ts, read with
+ * `readEvictionMeta`), which is what makes replay exact. The words the model sees in place of
+ * whole events (stubs, previews, the memory section) are templates in src/prompts/view.md.
  */
+import { fill, template } from '../../prompts';
+import { readEvictionMeta, readToolResultMeta } from '../log/eventMeta';
 import { estimateTokens, type LogEvent } from '../types';
-import { EvictionIndex, DEFAULT_INDEX_CAP, type IndexTitle } from './evictionIndex';
+import { EvictionIndex, DEFAULT_INDEX_CAP } from './evictionIndex';
 import { ViewBudgetError } from './errors';
 import type { ChatMessage, ToolCall, ToolDefinition } from './model';
 
@@ -40,6 +44,19 @@ export interface WorkingViewOptions {
 export const MESSAGE_OVERHEAD_TOKENS = 4;
 /** Kernel variables listed in the digest at most. */
 const DIGEST_MAX_VARS = 30;
+
+const T = {
+  stub: template('view', 'stub'),
+  preview: template('view', 'preview'),
+  previewPayload: template('view', 'preview-payload'),
+  callCut: template('view', 'call-cut'),
+  noResult: template('view', 'no-result'),
+  evicted: template('view', 'evicted'),
+  variables: template('view', 'variables'),
+  variable: template('view', 'variable'),
+  variableSized: template('view', 'variable-sized'),
+  variablesMore: template('view', 'variables-more'),
+};
 
 interface ViewEvent {
   seq: number;
@@ -192,13 +209,12 @@ export class WorkingView {
 
   /** An eviction acts on the view through its seq and meta only (the span and its title). */
   private applyEviction(e: Pick<LogEvent, 'seq' | 'meta'>): void {
-    const m = e.meta as Record<string, unknown>;
-    const from = Number(m.from_seq);
-    const to = Number(m.to_seq);
-    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || to < from) return;
+    const block = readEvictionMeta(e.meta);
+    if (!block) return;
+    const { fromSeq: from, toSeq: to } = block;
     this.groups = this.groups.filter((g) => !(g.lastSeq <= to && g.firstSeq >= from && g.firstSeq !== this.pinnedUserSeq));
     this.evictedThroughSeq = Math.max(this.evictedThroughSeq, to);
-    this.index.add({ fromSeq: from, toSeq: to, title: titleFromMeta(m.title), evictionSeq: e.seq });
+    this.index.add({ fromSeq: from, toSeq: to, title: block.title, evictionSeq: e.seq });
     this.memoryVersion++;
   }
 
@@ -227,17 +243,12 @@ export class WorkingView {
   }
 
   private noteVariables(e: Pick<LogEvent, 'seq' | 'meta'>): void {
-    const vars = (e.meta as Record<string, unknown>)?.variables;
-    if (!Array.isArray(vars)) return;
+    const vars = readToolResultMeta(e.meta).variables;
+    if (!vars) return;
     const seen = new Set<string>();
-    for (const v of vars) {
-      if (!v || typeof v !== 'object') continue;
-      const { name, type, size } = v as Record<string, unknown>;
-      if (typeof name !== 'string') continue;
+    for (const { name, type: t, size: s } of vars) {
       seen.add(name);
       const prev = this.variables.get(name);
-      const t = String(type ?? '?');
-      const s = String(size ?? '');
       if (!prev || prev.type !== t || prev.size !== s) {
         this.variables.set(name, { name, type: t, size: s, seq: e.seq });
         this.memoryVersion++;
@@ -290,17 +301,13 @@ export class WorkingView {
   memorySection(): string {
     const parts: string[] = [];
     if (this.index.size) {
-      parts.push(
-        `## Evicted from this view (still in the log — ms.range(a, b) or ms.expand(seq) reads it back)\n` +
-          `${this.index.segments} segment(s) of session ${this.session}, oldest first:\n` +
-          this.index.render().join('\n'),
-      );
+      parts.push(fill(T.evicted, { segments: this.index.segments, session: this.session, lines: this.index.render().join('\n') }));
     }
     const vars = this.variableDigest();
     if (vars.length) {
-      const shown = vars.slice(0, DIGEST_MAX_VARS).map((v) => `- ${v.name}: ${v.type}${v.size ? `, ${v.size}` : ''} (since seq ${v.seq})`);
-      if (vars.length > DIGEST_MAX_VARS) shown.push(`- … ${vars.length - DIGEST_MAX_VARS} more (print(list(globals())) to see them)`);
-      parts.push(`## Kernel variables (they persist between scroll_exec calls)\n${shown.join('\n')}`);
+      const shown = vars.slice(0, DIGEST_MAX_VARS).map((v) => fill(v.size ? T.variableSized : T.variable, { name: v.name, type: v.type, size: v.size, seq: v.seq }));
+      if (vars.length > DIGEST_MAX_VARS) shown.push(fill(T.variablesMore, { count: vars.length - DIGEST_MAX_VARS }));
+      parts.push(fill(T.variables, { lines: shown.join('\n') }));
     }
     return parts.join('\n\n');
   }
@@ -358,7 +365,7 @@ export class WorkingView {
     for (const call of calls) {
       const r = g.results.find((x) => x.toolCallId === call.id);
       let content: string;
-      if (!r) content = '[no result was logged for this call]';
+      if (!r) content = T.noResult;
       else if (old && r.content.length > this.stubMinChars) content = stub(r, g.step);
       else content = this.previewIfLarge(r, this.limitFor(squeeze));
       msgs.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
@@ -374,11 +381,8 @@ export class WorkingView {
   private previewIfLarge(e: ViewEvent, limitTokens: number): string {
     if (estimateTokens(e.content) <= limitTokens) return e.content;
     const head = e.content.slice(0, Math.max(80, limitTokens * 4 - 200));
-    const handle = e.payload ? `, payload ${e.payload.slice(0, 12)}…` : '';
-    return (
-      `${head}\n… [preview only: ${thousands(e.content.length)} characters in all. ` +
-      `The full copy is seq ${e.seq}${handle}; read slices with ms.expand(${e.seq})[0].content[a:b] in scroll_exec.]`
-    );
+    const payload = e.payload ? fill(T.previewPayload, { handle: e.payload.slice(0, 12) }) : '';
+    return fill(T.preview, { head, chars: thousands(e.content.length), seq: e.seq, payload });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -513,7 +517,7 @@ function thousands(n: number): string {
 function shrinkInput(input: Record<string, unknown>, maxChars: number, seq: number): Record<string, unknown> {
   const cut = (v: unknown): unknown => {
     if (typeof v === 'string') {
-      return v.length <= maxChars ? v : `${v.slice(0, maxChars)}… [${thousands(v.length)} characters; the full call is seq ${seq}]`;
+      return v.length <= maxChars ? v : fill(T.callCut, { head: v.slice(0, maxChars), chars: thousands(v.length), seq });
     }
     if (Array.isArray(v)) return v.map(cut);
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cut(x)]));
@@ -533,14 +537,5 @@ function parseInput(json: string): Record<string, unknown> {
 
 function stub(r: ViewEvent, step: number | null): string {
   const first = r.content.split('\n', 1)[0].slice(0, 120);
-  return (
-    `[output of step ${step ?? '?'} shrunk from the view: ${thousands(r.content.length)} characters, ` +
-    `full copy at seq ${r.seq} — ms.expand(${r.seq}) in scroll_exec to read it] ${first}`
-  );
-}
-
-export function titleFromMeta(v: unknown): IndexTitle {
-  const t = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
-  const s = (x: unknown) => (typeof x === 'string' && x.trim() ? x : '—');
-  return { task: s(t.task), state: s(t.state), next: s(t.next) };
+  return fill(T.stub, { step: step ?? '?', chars: thousands(r.content.length), seq: r.seq, first });
 }

@@ -10,8 +10,9 @@
  * Results are snake_case, as the kernel's client builds its `Hit`/`Event` objects from them as is.
  */
 import { PayloadError, errorMessage } from '../errors';
-import type { Statement } from '../db';
 import type { EventLog, ReadEvent } from '../log/eventLog';
+import { indexFromBlocks, indexFromSnapshot } from '../log/eventMeta';
+import { evictions, lastEviction } from '../log/historyQueries';
 import { PayloadStore } from '../log/payloadStore';
 import { searchEvents } from '../search/search';
 import type { SearchOptions } from '../types';
@@ -69,10 +70,6 @@ export class MemoryHost {
   private sharedSql?: ReadOnlySql;
   private readonly python?: string;
   private disposed = false;
-  private lastEviction?: Statement;
-  private lastEvictionOf?: Statement;
-  private allEvictions?: Statement;
-  private allEvictionsOf?: Statement;
   private readonly methods: Record<string, (args: Args) => unknown>;
   private static readonly utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -246,38 +243,11 @@ export class MemoryHost {
 
   private index(a: Args): { blocks: Record<string, unknown>[] } {
     const session = optString(a, 'session', 'ms.index') ?? this.session ?? undefined;
-    const db = this.log.database;
-    // The agent records the whole (merged) index after each eviction: the last one is current.
-    const last = (session === undefined
-      ? (this.lastEviction ??= db.prepare("SELECT seq, meta FROM events WHERE kind = 'eviction' ORDER BY seq DESC LIMIT 1")).get()
-      : (this.lastEvictionOf ??= db.prepare("SELECT seq, meta FROM events WHERE kind = 'eviction' AND session = ? ORDER BY seq DESC LIMIT 1")).get(session)) as
-      | { seq: number; meta: string }
-      | undefined;
+    // The agent records the whole (merged) index after each eviction: the last one is current
+    // (older logs: the blocks each eviction recorded). The contract: src/core/log/eventMeta.ts.
+    const last = lastEviction(this.log, session);
     if (!last) return { blocks: [] };
-    const lastSeq = Number(last.seq);
-    const snapshot = jsonObject(last.meta).index;
-    if (Array.isArray(snapshot) && snapshot.every(isPlainObject)) {
-      return { blocks: snapshot.map((b) => ({ ...(b as Record<string, unknown>), event_seq: lastSeq })) };
-    }
-    // No snapshot (an older log): the blocks each eviction event recorded, oldest first.
-    const rows = (session === undefined
-      ? (this.allEvictions ??= db.prepare("SELECT seq, meta FROM events WHERE kind = 'eviction' ORDER BY seq")).all()
-      : (this.allEvictionsOf ??= db.prepare("SELECT seq, meta FROM events WHERE kind = 'eviction' AND session = ? ORDER BY seq")).all(session)) as Array<{
-      seq: number;
-      meta: string;
-    }>;
-    const out: Record<string, unknown>[] = [];
-    for (const row of rows) {
-      const meta = jsonObject(row.meta);
-      let blocks: unknown[] | undefined = Array.isArray(meta.blocks) ? meta.blocks : undefined;
-      if (blocks === undefined && isPlainObject(meta.block)) blocks = [meta.block];
-      for (const block of blocks ?? [meta]) {
-        const entry: Record<string, unknown> = isPlainObject(block) ? { ...block } : { block };
-        if (!('event_seq' in entry)) entry.event_seq = Number(row.seq);
-        out.push(entry);
-      }
-    }
-    return { blocks: out };
+    return { blocks: indexFromSnapshot(last) ?? indexFromBlocks(evictions(this.log, session)) };
   }
 }
 
@@ -324,18 +294,6 @@ function wireEvent(e: ReadEvent): WireEvent {
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-/** scroll_ms.py's _json_obj: {} for nothing, {raw} for text that is not JSON, {value} for JSON that is not an object. */
-function jsonObject(text: unknown): Record<string, unknown> {
-  if (typeof text !== 'string' || text === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { raw: text };
-  }
-  return isPlainObject(value) ? value : { value };
 }
 
 /** scroll_ms.py's _int: an integer seq, else TypeError naming the argument. */

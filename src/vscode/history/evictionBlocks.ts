@@ -3,6 +3,7 @@
  * Pure: no `vscode`, so it is unit-tested in plain Node.
  */
 import { DEFAULT_INDEX_CAP, EvictionIndex, type IndexBlock, type IndexTitle } from '../../core/agent/evictionIndex';
+import { readEvictionMeta, type EvictionRow } from '../../core/log/eventMeta';
 import type { LogEvent } from '../../core/types';
 import { inline } from './eventMarkdown';
 
@@ -13,28 +14,23 @@ export interface Level0Block {
   evictionSeq: number;
 }
 
-/** The level-0 block an `eviction` event recorded, or undefined when the event carries none. */
+/** The level-0 block an `eviction` event recorded (the one reader: `readEvictionMeta`), or undefined when it carries none. */
 export function blockOfEvictionEvent(e: LogEvent): Level0Block | undefined {
   if (e.kind !== 'eviction') return undefined;
-  const m = (e.meta ?? {}) as Record<string, any>;
-  const src = m.block && typeof m.block === 'object' ? m.block : m;
-  const from = num(src.fromSeq ?? src.from_seq ?? src.from ?? (Array.isArray(src.span) ? src.span[0] : undefined));
-  const to = num(src.toSeq ?? src.to_seq ?? src.to ?? (Array.isArray(src.span) ? src.span[1] : undefined));
-  if (from === undefined || to === undefined || to < from) return undefined;
-  const t = (src.title && typeof src.title === 'object' ? src.title : {}) as Record<string, unknown>;
-  const title: IndexTitle = {
-    task: str(t.task) ?? e.headline ?? '—',
-    state: str(t.state) ?? '—',
-    next: str(t.next) ?? '—',
-  };
-  return { fromSeq: from, toSeq: to, title, evictionSeq: e.seq };
+  const b = readEvictionMeta(e.meta);
+  return b ? { fromSeq: b.fromSeq, toSeq: b.toSeq, title: b.title, evictionSeq: e.seq } : undefined;
 }
 
 export function indexFromEvents(events: LogEvent[], cap = DEFAULT_INDEX_CAP): EvictionIndex {
+  return indexFromEvictions(events.filter((e) => e.kind === 'eviction'), cap);
+}
+
+/** The index from a session's eviction events (`evictions(log, session)` rows or events), oldest first. */
+export function indexFromEvictions(rows: Iterable<EvictionRow>, cap = DEFAULT_INDEX_CAP): EvictionIndex {
   const blocks: Level0Block[] = [];
-  for (const e of events) {
-    const b = blockOfEvictionEvent(e);
-    if (b) blocks.push(b);
+  for (const row of rows) {
+    const b = readEvictionMeta(row.meta);
+    if (b) blocks.push({ fromSeq: b.fromSeq, toSeq: b.toSeq, title: b.title, evictionSeq: row.seq });
   }
   return EvictionIndex.fromLevel0(blocks, Math.max(3, cap));
 }
@@ -50,13 +46,4 @@ export function renderIndexMarkdown(session: string, index: EvictionIndex, link:
     return `- [${range}](${link(b)})${span}: task: ${inline(b.title.task)} | state: ${inline(b.title.state)} | next: ${inline(b.title.next)}`;
   });
   return `# Eviction index of ${inline(session)}\n\n${index.segments} evicted segment${index.segments === 1 ? '' : 's'}, ${blocks.length} line${blocks.length === 1 ? '' : 's'}. Each line opens the events it covers.\n\n${lines.join('\n')}\n`;
-}
-
-function num(v: unknown): number | undefined {
-  const n = typeof v === 'string' ? Number(v) : v;
-  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : undefined;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v.trim() ? v : undefined;
 }

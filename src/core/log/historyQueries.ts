@@ -1,0 +1,65 @@
+/**
+ * Session-scoped reads of the event log that `EventLog`'s own API does not answer: a session's
+ * eviction events, its seqs, the newest session. Functions of the log (any object with the log's
+ * `database`, so `EventLog` and the agent loop's `AgentLog` both fit); the editor, the memory host
+ * and the agent's rebuild use these instead of writing SQL against `log.database` themselves.
+ */
+import { parseMeta, type EvictionRow } from './eventMeta';
+
+interface QueryStatement {
+  all(...params: unknown[]): unknown[];
+  get(...params: unknown[]): unknown;
+}
+
+/** What the queries need of a log: read access to its `events` table. */
+export interface QueryableLog {
+  readonly database: { prepare(sql: string): QueryStatement };
+}
+
+/** Prepared statements per database handle (a handle that is closed is never asked again). */
+const statements = new WeakMap<object, Map<string, QueryStatement>>();
+
+function stmt(log: QueryableLog, sql: string): QueryStatement {
+  const db = log.database;
+  let cache = statements.get(db);
+  if (!cache) statements.set(db, (cache = new Map()));
+  let s = cache.get(sql);
+  if (!s) cache.set(sql, (s = db.prepare(sql)));
+  return s;
+}
+
+const EVICTIONS = "SELECT seq, meta FROM events WHERE kind = 'eviction' ORDER BY seq";
+const EVICTIONS_OF = "SELECT seq, meta FROM events WHERE kind = 'eviction' AND session = ? ORDER BY seq";
+const LAST_EVICTION = "SELECT seq, meta FROM events WHERE kind = 'eviction' ORDER BY seq DESC LIMIT 1";
+const LAST_EVICTION_OF = "SELECT seq, meta FROM events WHERE kind = 'eviction' AND session = ? ORDER BY seq DESC LIMIT 1";
+
+function evictionRow(r: unknown): EvictionRow {
+  const row = r as { seq: number; meta: unknown };
+  return { seq: Number(row.seq), meta: parseMeta(row.meta) };
+}
+
+/** The eviction events of `session` (of the whole log when undefined), oldest first, meta parsed. */
+export function evictions(log: QueryableLog, session?: string): EvictionRow[] {
+  const rows = session === undefined ? stmt(log, EVICTIONS).all() : stmt(log, EVICTIONS_OF).all(session);
+  return rows.map(evictionRow);
+}
+
+/** The newest eviction event of `session` (of the whole log when undefined). */
+export function lastEviction(log: QueryableLog, session?: string): EvictionRow | undefined {
+  const row = session === undefined ? stmt(log, LAST_EVICTION).get() : stmt(log, LAST_EVICTION_OF).get(session);
+  return row ? evictionRow(row) : undefined;
+}
+
+/** Seqs of a session's events, optionally of some kinds, in order. */
+export function sessionSeqs(log: QueryableLog, session: string, kinds?: readonly string[]): number[] {
+  const where = kinds?.length ? ` AND kind IN (${kinds.map(() => '?').join(',')})` : '';
+  return stmt(log, `SELECT seq FROM events WHERE session = ?${where} ORDER BY seq`)
+    .all(session, ...(kinds ?? []))
+    .map((r) => Number((r as { seq: number }).seq));
+}
+
+/** The session of the newest event in the log, when there is one. */
+export function latestSession(log: QueryableLog): string | undefined {
+  const row = stmt(log, 'SELECT session FROM events ORDER BY seq DESC LIMIT 1').get() as { session: unknown } | undefined;
+  return row ? String(row.session) : undefined;
+}

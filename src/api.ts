@@ -23,15 +23,15 @@ export interface ScrollApi {
 }
 
 export function createApi(services: ScrollServices): ScrollApi {
-  const log = () => services.existingLog();
+  const log = () => services.logs.existingLog();
   return {
     version: 1,
-    logPath: () => services.config.logPath,
+    logPath: () => services.settings.config.logPath,
     search: (query, opts) => log()?.search(query, opts) ?? { hits: [], broadened: false, terms: [], pruned: [], message: 'no history yet' },
     get: (seq) => log()?.get(seq),
     range: (from, to) => log()?.range(from, to) ?? [],
     sessions: () => log()?.sessions() ?? [],
-    activeSession: () => services.activeSession,
+    activeSession: () => services.sessions.active,
     services,
   };
 }

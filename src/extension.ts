@@ -10,7 +10,7 @@ import { registerIndexCompaction } from './vscode/indexCompaction';
 import { registerIntegrityCommands } from './vscode/integrityCommands';
 import { registerScrollDocuments } from './vscode/contentProvider';
 import { registerOpenAIProvider } from './vscode/lm/openaiProvider';
-import { registerOutputChannel } from './vscode/output';
+import { out, registerOutputChannel } from './vscode/output';
 import { registerPanelCommand } from './vscode/panelCommand';
 import { ScrollServices } from './vscode/services';
 import { registerStatusBar } from './vscode/statusBar';
@@ -31,9 +31,14 @@ export function activate(context: vscode.ExtensionContext): ScrollApi {
   registerOpenAIProvider(context);
   registerStatusBar(context, services);
   services.activationMs = performance.now() - t0;
+  out.info(
+    `Scroll ${String(context.extension.packageJSON.version)} activated in ${services.activationMs.toFixed(1)} ms ` +
+      `(VS Code ${vscode.version}, ${vscode.env.appHost}${vscode.env.remoteName ? `, remote ${vscode.env.remoteName}` : ''}; ` +
+      `${vscode.workspace.workspaceFolders?.length ?? 0} folder(s), ${vscode.workspace.isTrusted ? 'trusted' : 'not trusted: history is read-only, no agent or kernel'})`,
+  );
   return createApi(services);
 }
 
 export function deactivate(): void {
-  // Everything is in context.subscriptions; the services object closes the log and kernels.
+  // Everything is in context.subscriptions; the services close the log and stop the kernels.
 }

@@ -6,7 +6,11 @@ import { openScrollDocument } from './contentProvider';
 import { parseSeqSpec, renderSessionExport, type SeqSpec } from './history/eventMarkdown';
 import { latestSession, sessionEvents } from './history/historyQueries';
 import { forEditor } from './editorHint';
+import { out } from './output';
 import type { ScrollServices } from './services';
+
+/** What the commands need of Scroll's services. */
+export type CommandServices = Pick<ScrollServices, 'settings' | 'logs' | 'kernels' | 'sessions'>;
 
 export const SEARCH_DEBOUNCE_MS = 150;
 const SEARCH_RESULTS = 50;
@@ -26,7 +30,7 @@ export function hitItem(h: SearchHit): HitItem {
   };
 }
 
-export function registerCommands(context: vscode.ExtensionContext, services: ScrollServices): void {
+export function registerCommands(context: vscode.ExtensionContext, services: CommandServices): void {
   const reg = (id: string, fn: (...args: any[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
 
   reg('scroll.searchHistory', (initialQuery?: string) => searchHistory(services, typeof initialQuery === 'string' ? initialQuery : ''));
@@ -71,16 +75,17 @@ export function registerCommands(context: vscode.ExtensionContext, services: Scr
   });
 
   reg('scroll.restartKernel', async (session?: string) => {
-    if (!services.trusted) {
+    if (!services.settings.trusted) {
       void vscode.window.showWarningMessage('Scroll: the Python kernel is disabled in untrusted workspaces.');
       return false;
     }
-    const target = typeof session === 'string' ? session : services.execSession();
-    if (!target || !services.hasKernel(target)) {
+    const target = typeof session === 'string' ? session : services.sessions.execSession();
+    if (!target || !services.kernels.has(target)) {
+      out.info(`restart kernel: session ${target} has no kernel`);
       void vscode.window.showInformationMessage('Scroll: no kernel is running; one starts when @scroll first runs Python.');
       return false;
     }
-    await services.restartKernel(target);
+    await services.kernels.restart(target);
     void vscode.window.showInformationMessage(`Scroll: kernel of session ${target} restarted (variables cleared).`);
     return true;
   });
@@ -88,7 +93,7 @@ export function registerCommands(context: vscode.ExtensionContext, services: Scr
   reg('scroll.exportSession', async (session?: string, to?: 'untitled' | vscode.Uri) => {
     const chosen = typeof session === 'string' ? session : await pickSession(services, 'Export which session as Markdown?');
     if (!chosen) return undefined;
-    const log = services.existingLog();
+    const log = services.logs.existingLog();
     if (!log) return undefined;
     const markdown = renderSessionExport(chosen, sessionEvents(log, chosen));
     let destination: 'untitled' | vscode.Uri | undefined = to;
@@ -98,7 +103,7 @@ export function registerCommands(context: vscode.ExtensionContext, services: Scr
       if (pick.startsWith('Open')) destination = 'untitled';
       else {
         destination = await vscode.window.showSaveDialog({
-          defaultUri: vscode.Uri.file(path.join(services.workspace ?? path.dirname(services.config.logPath), `scroll-${safeFileName(chosen)}.md`)),
+          defaultUri: vscode.Uri.file(path.join(services.settings.workspace ?? path.dirname(services.settings.config.logPath), `scroll-${safeFileName(chosen)}.md`)),
           filters: { Markdown: ['md'] },
         });
         if (!destination) return undefined;
@@ -115,9 +120,9 @@ export function registerCommands(context: vscode.ExtensionContext, services: Scr
   });
 
   reg('scroll.revealLogFolder', async () => {
-    const logPath = services.config.logPath;
+    const logPath = services.settings.config.logPath;
     const folder = vscode.Uri.file(path.dirname(logPath));
-    const root = services.workspace;
+    const root = services.settings.workspace;
     if (root && !path.relative(root, logPath).startsWith('..')) {
       await vscode.commands.executeCommand('revealInExplorer', vscode.Uri.file(logPath));
     } else if (vscode.env.remoteName) {
@@ -130,10 +135,10 @@ export function registerCommands(context: vscode.ExtensionContext, services: Scr
 }
 
 /** QuickPick that runs an FTS query as you type (debounced); Enter opens the event's tab. */
-async function searchHistory(services: ScrollServices, initialQuery: string): Promise<void> {
+async function searchHistory(services: CommandServices, initialQuery: string): Promise<void> {
   let log;
   try {
-    log = services.existingLog();
+    log = services.logs.existingLog();
   } catch (e) {
     void vscode.window.showWarningMessage(`Scroll: ${(e as Error).message}`);
     return;
@@ -194,8 +199,8 @@ async function searchHistory(services: ScrollServices, initialQuery: string): Pr
   await done;
 }
 
-async function pickSession(services: ScrollServices, title: string): Promise<string | undefined> {
-  const log = services.existingLog();
+async function pickSession(services: CommandServices, title: string): Promise<string | undefined> {
+  const log = services.logs.existingLog();
   if (!log) {
     void vscode.window.showInformationMessage('Scroll: this workspace has no history yet.');
     return undefined;
@@ -205,7 +210,7 @@ async function pickSession(services: ScrollServices, title: string): Promise<str
     void vscode.window.showInformationMessage('Scroll: the log holds no sessions yet.');
     return undefined;
   }
-  const active = services.activeSession ?? latestSession(log);
+  const active = services.sessions.active ?? latestSession(log);
   const items = sessions.map((s) => ({
     label: s.session,
     description: `${s.events} events · seq ${s.firstSeq}..${s.lastSeq}${s.session === active ? ' · current' : ''}`,

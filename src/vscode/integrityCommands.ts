@@ -11,14 +11,18 @@ import type { EventLog } from '../core/log/eventLog';
 import { CancelledError, rebuildIndexInBackground, verifyInBackground } from '../core/log/maintenance';
 import type { LogVerification } from '../core/log/verify';
 import { REBUILD_INDEX_TITLE, forEditor } from './editorHint';
+import { errorText, msSince, out } from './output';
 import type { ScrollServices } from './services';
+
+/** What the integrity commands need of Scroll's services. */
+export type IntegrityServices = Pick<ScrollServices, 'settings' | 'logs'>;
 
 const REBUILD = REBUILD_INDEX_TITLE;
 const REPORT = 'Show Report';
 const CHECK_FAILED = 'the history check could not run:';
 const REBUILD_FAILED = 'rebuilding the search index failed; the events are untouched.';
 
-export function registerIntegrityCommands(context: vscode.ExtensionContext, services: ScrollServices): void {
+export function registerIntegrityCommands(context: vscode.ExtensionContext, services: IntegrityServices): void {
   context.subscriptions.push(
     vscode.commands.registerCommand('scroll.checkHistory', (opts?: { quiet?: boolean }) => checkHistory(services, opts?.quiet === true)),
     vscode.commands.registerCommand('scroll.rebuildSearchIndex', () => rebuildSearchIndex(services)),
@@ -29,10 +33,10 @@ export function registerIntegrityCommands(context: vscode.ExtensionContext, serv
  * The workspace log, or undefined after saying why there is none: no history yet, or a log that
  * cannot be opened at all (said as an error instead of a bare "command failed").
  */
-function openedLog(services: ScrollServices, quiet: boolean, failure: string): EventLog | undefined {
+function openedLog(services: IntegrityServices, quiet: boolean, failure: string): EventLog | undefined {
   let log: EventLog | undefined;
   try {
-    log = services.existingLog();
+    log = services.logs.existingLog();
   } catch (e) {
     void vscode.window.showErrorMessage(`Scroll: ${failure} ${(e as Error).message}`);
     return undefined;
@@ -45,11 +49,12 @@ function openedLog(services: ScrollServices, quiet: boolean, failure: string): E
 type CheckResult = LogVerification & { ranOn?: 'worker' | 'this thread' };
 
 /** Runs the full check; returns its findings (undefined when there is no history) for callers and tests. */
-async function checkHistory(services: ScrollServices, quiet: boolean): Promise<CheckResult | undefined> {
+async function checkHistory(services: IntegrityServices, quiet: boolean): Promise<CheckResult | undefined> {
   const log = openedLog(services, quiet, CHECK_FAILED);
   if (!log) return undefined;
   let result: CheckResult;
   let ranOn: CheckResult['ranOn'];
+  const t0 = performance.now();
   try {
     const found = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Scroll: checking the history (every page, the search index, every payload file)…', cancellable: true },
@@ -57,10 +62,16 @@ async function checkHistory(services: ScrollServices, quiet: boolean): Promise<C
     );
     result = { ...found, ranOn };
   } catch (e) {
-    if (e instanceof CancelledError) void vscode.window.showInformationMessage(`Scroll: ${e.message}.`);
-    else void vscode.window.showErrorMessage(`Scroll: ${CHECK_FAILED} ${(e as Error).message}`);
+    if (e instanceof CancelledError) {
+      out.info(`history check cancelled after ${msSince(t0)}`);
+      void vscode.window.showInformationMessage(`Scroll: ${e.message}.`);
+    } else {
+      out.error(`history check could not run (${msSince(t0)}): ${errorText(e)}`);
+      void vscode.window.showErrorMessage(`Scroll: ${CHECK_FAILED} ${(e as Error).message}`);
+    }
     return undefined;
   }
+  logCheck(log, result, msSince(t0));
   if (quiet) return result;
   if (result.ok) {
     void vscode.window.showInformationMessage(
@@ -68,7 +79,7 @@ async function checkHistory(services: ScrollServices, quiet: boolean): Promise<C
     );
     return result;
   }
-  const actions = result.database.length === 0 && result.index.length > 0 && services.trusted ? [REBUILD, REPORT] : [REPORT];
+  const actions = result.database.length === 0 && result.index.length > 0 && services.settings.trusted ? [REBUILD, REPORT] : [REPORT];
   const choice = await vscode.window.showWarningMessage(`Scroll: the history check found problems. ${editorAdvice(result)}`, ...actions);
   if (choice === REBUILD) await rebuildSearchIndex(services);
   else if (choice === REPORT) await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language: 'markdown', content: report(log.path, result) }));
@@ -76,8 +87,8 @@ async function checkHistory(services: ScrollServices, quiet: boolean): Promise<C
 }
 
 /** Refills the search index from the events; returns the number of events indexed, or undefined. */
-async function rebuildSearchIndex(services: ScrollServices): Promise<number | undefined> {
-  if (!services.trusted) {
+async function rebuildSearchIndex(services: IntegrityServices): Promise<number | undefined> {
+  if (!services.settings.trusted) {
     void vscode.window.showWarningMessage('Scroll: rebuilding the search index writes to the log file; trust this workspace first.');
     return undefined;
   }
@@ -85,6 +96,7 @@ async function rebuildSearchIndex(services: ScrollServices): Promise<number | un
   if (!log) return undefined;
   const warnings: string[] = [];
   let events: number;
+  const t0 = performance.now();
   try {
     events = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Scroll: rebuilding the search index from the events…', cancellable: true },
@@ -102,13 +114,34 @@ async function rebuildSearchIndex(services: ScrollServices): Promise<number | un
       },
     );
   } catch (e) {
-    if (e instanceof CancelledError) void vscode.window.showInformationMessage(`Scroll: ${e.message}.`);
-    else void vscode.window.showErrorMessage(`Scroll: ${REBUILD_FAILED} ${(e as Error).message}`);
+    if (e instanceof CancelledError) {
+      out.info(`search index rebuild cancelled after ${msSince(t0)} (rolled back)`);
+      void vscode.window.showInformationMessage(`Scroll: ${e.message}.`);
+    } else {
+      out.error(`search index rebuild failed (${msSince(t0)}): ${errorText(e)}`);
+      void vscode.window.showErrorMessage(`Scroll: ${REBUILD_FAILED} ${(e as Error).message}`);
+    }
     return undefined;
   }
+  out.info(`search index rebuilt from ${events} events of ${log.path} in ${msSince(t0)}${warnings.length ? `; ${warnings.length} indexed from their preview only (payload file missing or damaged)` : ''}`);
   const note = warnings.length ? ` ${warnings.length} event(s) were indexed from their preview only (payload file missing or damaged).` : '';
   void vscode.window.showInformationMessage(`Scroll: the search index was rebuilt from ${events} events.${note}`);
   return events;
+}
+
+/** The check's findings in the output channel: counts and seqs, warnings when anything is wrong. */
+function logCheck(log: EventLog, r: CheckResult, took: string): void {
+  const where = `${log.path}, up to seq ${log.maxSeq()}, on ${r.ranOn ?? 'the worker'}, ${took}`;
+  if (r.ok) {
+    out.info(`history check: intact (${where}; ${r.payloads.checked} payload file(s) verified)`);
+    return;
+  }
+  out.warn(
+    `history check found problems (${where}): ${r.database.length} in the database pages, ${r.index.length} in the search index, ` +
+      `payload files missing for ${r.payloads.missing.length} event(s)${r.payloads.missing.length ? ` (seq ${r.payloads.missing.slice(0, 20).join(', ')})` : ''}, ` +
+      `damaged for ${r.payloads.damaged.length}${r.payloads.damaged.length ? ` (seq ${r.payloads.damaged.slice(0, 20).join(', ')})` : ''}`,
+  );
+  for (const line of [...r.database, ...r.index].slice(0, 20)) out.warn(`history check: ${line}`);
 }
 
 /** The progress notification's Cancel button as the AbortSignal core understands. */

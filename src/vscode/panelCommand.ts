@@ -3,10 +3,10 @@ import * as vscode from 'vscode';
 import { registerHistoryPanel, type RevealOptions } from './panel';
 import type { ScrollServices } from './services';
 
-export function registerPanelCommand(context: vscode.ExtensionContext, services: ScrollServices): void {
+export function registerPanelCommand(context: vscode.ExtensionContext, services: Pick<ScrollServices, 'logs' | 'sessions'>): void {
   const panel = registerHistoryPanel(context, {
-    getLog: () => services.log(),
-    currentSession: () => services.activeSession,
+    getLog: () => services.logs.log(),
+    currentSession: () => services.sessions.active,
   });
   context.subscriptions.push(
     vscode.commands.registerCommand('scroll.openHistoryPanel', (options?: RevealOptions) => {

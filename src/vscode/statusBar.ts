@@ -6,8 +6,12 @@
  * in force at start-up and whenever the kernel settings change.
  */
 import * as vscode from 'vscode';
+import { unsandboxedReason, type CellConfinement } from './cellConfinement';
 import { scrollOutput } from './output';
-import { unsandboxedReason, type CellConfinement, type ScrollServices } from './services';
+import type { ScrollServices } from './services';
+
+/** What the status bar needs of Scroll's services. */
+export type StatusServices = Pick<ScrollServices, 'settings' | 'kernels' | 'sessions' | 'onDidChange'>;
 
 export const USE_SANDBOXED_KERNEL_COMMAND = 'scroll.useSandboxedKernel';
 
@@ -34,24 +38,24 @@ export function kernelModeLine(c: CellConfinement): string {
 }
 
 /** The session's kernel mode, or undefined when it cannot be told (untrusted workspace: no kernel at all). */
-function confinementOf(services: ScrollServices, session: string | undefined): CellConfinement | undefined {
-  if (!services.trusted) return undefined;
+function confinementOf(services: StatusServices, session: string | undefined): CellConfinement | undefined {
+  if (!services.settings.trusted) return undefined;
   try {
-    return services.cellConfinement(session ?? services.execSession());
+    return services.kernels.cellConfinement(session ?? services.sessions.execSession());
   } catch {
     return undefined;
   }
 }
 
 /** `checkSandbox: false` leaves the kernel mode out (activation: no probe before the first paint). */
-export function statusText(services: ScrollServices, opts: { checkSandbox?: boolean } = {}): { text: string; tooltip: string; confinement?: CellConfinement } {
-  const session = services.activeSession;
-  const f = services.sessionFigures(session);
-  const kernel = services.kernelState(session);
+export function statusText(services: StatusServices, opts: { checkSandbox?: boolean } = {}): { text: string; tooltip: string; confinement?: CellConfinement } {
+  const session = services.sessions.active;
+  const f = services.sessions.figuresOf(session);
+  const kernel = services.kernels.state(session);
   const view = f ? `${formatTokens(f.viewTokens)}/${formatTokens(f.budget)}` : '—';
   const kernelLabel = kernel === 'none' ? 'no kernel' : `py ${kernel}`;
   const confinement = opts.checkSandbox === false ? undefined : confinementOf(services, session);
-  const mode = !services.trusted
+  const mode = !services.settings.trusted
     ? 'Python kernel: disabled in untrusted workspaces'
     : confinement
       ? kernelModeLine(confinement)
@@ -66,7 +70,7 @@ export function statusText(services: ScrollServices, opts: { checkSandbox?: bool
   return { text: `$(history) ${view} · ${kernelLabel}`, tooltip, confinement };
 }
 
-export function registerStatusBar(context: vscode.ExtensionContext, services: ScrollServices): vscode.StatusBarItem {
+export function registerStatusBar(context: vscode.ExtensionContext, services: StatusServices): vscode.StatusBarItem {
   const item = vscode.window.createStatusBarItem('scroll.status', vscode.StatusBarAlignment.Right, 100);
   item.name = 'Scroll';
   item.command = 'scroll.openHistoryPanel';
@@ -98,14 +102,14 @@ export function registerStatusBar(context: vscode.ExtensionContext, services: Sc
   };
   const logModeNow = (why: string) => {
     const out = scrollOutput();
-    if (!out || !services.trusted) return;
-    const c = confinementOf(services, services.activeSession);
+    if (!out || !services.settings.trusted) return;
+    const c = confinementOf(services, services.sessions.active);
     if (!c) return;
     const line = kernelModeLine(c);
     if (line === lastLogged && why !== 'settings changed') return;
     lastLogged = line;
     const sandbox = c.decision;
-    const backend = services.config.kernelBackend;
+    const backend = services.settings.config.kernelBackend;
     const log = c.kind === 'sandboxed' ? out.info.bind(out) : out.warn.bind(out);
     log(`${line} [${why}; scroll.kernel.sandbox: ${sandbox.mode}, scroll.kernel.backend: ${backend}]`);
     if (!sandbox.probe.available && c.kind !== 'jupyter') out.info(`sandbox unavailable: ${sandbox.probe.reason}; to fix: ${sandbox.probe.fix}`);
@@ -142,8 +146,8 @@ export function registerStatusBar(context: vscode.ExtensionContext, services: Sc
       logMode('workspace trusted');
     }),
     vscode.commands.registerCommand(USE_SANDBOXED_KERNEL_COMMAND, async () => {
-      const replaced = await services.useSandboxedKernel();
-      const c = confinementOf(services, services.activeSession);
+      const replaced = await services.kernels.useSandboxedKernel();
+      const c = confinementOf(services, services.sessions.active);
       const mode = c ? kernelModeLine(c) : 'Python kernel: Scroll\'s own process';
       scrollOutput()?.info(`scroll.kernel.backend set to "subprocess" for this workspace${replaced.length ? `; kernel restarted for ${replaced.join(', ')}` : ''}. ${mode}`);
       void vscode.window.showInformationMessage(`Scroll: ${mode}${replaced.length ? ' (the session\'s kernel was restarted: its variables are gone)' : ''}.`);

@@ -1,7 +1,9 @@
-// Consent before unsandboxed Python, in the real Chat view: with `scroll.kernel.sandbox: off` every
-// scroll_exec cell the (scripted) model sends asks the user first, in VS Code's own confirmation.
-// Allow Once runs the cell; Skip runs nothing, tells the model the user declined and logs the cell as
-// declined; "Allow in this Session" stops the asking for the rest of the chat session.
+// Consent before unsandboxed Python, in the real workbench: with `scroll.kernel.sandbox: off` every
+// scroll_exec cell @scroll's (scripted) model sends asks the user first, in a modal dialog (the agent
+// loop's confirm hook, src/vscode/chat/cellConsent.ts): "Allow" runs the cell; "Deny" (or Escape) runs
+// nothing, tells the model the user did not allow it and logs the cell as declined; "Allow for this
+// session" stops the asking for the rest of the chat session. (Other agents' calls to scroll_exec ask
+// through VS Code's own tool confirmation: test/host/suite/kernelSandbox.test.ts.)
 'use strict';
 const assert = require('node:assert/strict');
 const { spawnSync } = require('node:child_process');
@@ -30,7 +32,7 @@ function lastToolResult(wb) {
 
 const cell = (file, marker) => `open(${JSON.stringify(file)}, 'w').write('ran')\nprint(${JSON.stringify(marker)} + str(6 * 7))`;
 
-describe('scroll_exec asks before unsandboxed Python (UI)', function () {
+describe('@scroll asks before unsandboxed Python (UI)', function () {
   /** @type {Workbench} */
   let wb;
   let folder;
@@ -49,12 +51,13 @@ describe('scroll_exec asks before unsandboxed Python (UI)', function () {
     await wb?.close();
   });
 
-  // The pending confirmation may sit above the chat input ("1 confirmation pending"), outside the response row.
-  const confirmation = () => wb.page.locator('.chat-confirmation-widget, .chat-confirmation-widget2').filter({ visible: true }).last();
-  const buttons = () => confirmation().locator('.monaco-button').filter({ visible: true });
-  const waitForConfirmation = () => waitFor(async () => (await buttons().count()) > 0, { timeoutMs: 90000, what: 'the confirmation' });
+  // The workbench's own modal dialog (VS Code in a browser draws it in the page).
+  const dialog = () => wb.page.locator('.monaco-dialog-box').filter({ visible: true }).last();
+  const button = (name) => dialog().getByRole('button', { name, exact: true });
+  const waitForDialog = () => waitFor(async () => (await dialog().count()) > 0, { timeoutMs: 90000, what: 'the consent dialog' });
+  const waitForNoDialog = () => waitFor(async () => (await dialog().count()) === 0, { timeoutMs: 10000, what: 'the dialog to close' });
 
-  it('shows the cell and why it asks; Allow Once runs it', async () => {
+  it('shows the cell and why it asks; Allow runs it', async () => {
     wb.setScript({
       turns: [
         { text: 'Running it. ', toolCalls: [{ name: 'scroll_exec', input: { code: cell('allowed.txt', 'ALLOWED-') } }] },
@@ -63,20 +66,16 @@ describe('scroll_exec asks before unsandboxed Python (UI)', function () {
     });
     const answered = wb.sendChat('@scroll run the allowed cell', { timeoutMs: 120000 });
     answered.catch(() => {});
-    await waitForConfirmation();
-    const shown = await confirmation().innerText();
-    assert.ok(await wb.page.getByText('Run Python in the Scroll kernel?').filter({ visible: true }).count(), 'the title is shown');
+    await waitForDialog();
+    const shown = await dialog().innerText();
+    assert.match(shown, /Run Python in the Scroll kernel\?/, 'the title is shown');
     assert.match(shown, /ALLOWED-/, 'the code is shown');
     assert.match(shown, /not sandboxed: scroll\.kernel\.sandbox is off/);
+    for (const name of ['Allow', 'Allow for this session', 'Deny']) assert.equal(await button(name).count(), 1, `a "${name}" button`);
     assert.equal(fs.existsSync(path.join(folder, 'allowed.txt')), false, 'nothing runs before the user allows it');
-    await wb.screenshot('consent-confirmation');
-    // The primary button is "Allow in this Session"; Allow Once is in its drop-down.
-    await confirmation().locator('.monaco-dropdown-button').filter({ visible: true }).first().click();
-    const allowOnce = wb.page.locator('.context-view .monaco-menu .action-item').filter({ hasText: /^Allow Once$/ }).first();
-    await allowOnce.waitFor({ state: 'visible', timeout: 30000 });
-    await allowOnce.hover();
-    await allowOnce.click();
-    await waitFor(async () => !(await allowOnce.isVisible().catch(() => false)), { timeoutMs: 10000, what: 'the menu to close' });
+    await wb.screenshot('consent-dialog');
+    await button('Allow').click();
+    await waitForNoDialog();
     const reply = await answered;
     assert.match(reply, /ALLOW-DONE/);
     assert.equal(fs.readFileSync(path.join(folder, 'allowed.txt'), 'utf8'), 'ran');
@@ -85,7 +84,7 @@ describe('scroll_exec asks before unsandboxed Python (UI)', function () {
     assert.equal(out.length, 1, 'the output is in the log');
   });
 
-  it('Skip runs nothing: the model is told the user declined, the log has the cell as declined', async () => {
+  it('Deny runs nothing: the model is told, the chat says so, the log has the cell as declined', async () => {
     wb.setScript({
       turns: [
         { toolCalls: [{ name: 'scroll_exec', input: { code: cell('denied.txt', 'DENIED-') } }] },
@@ -94,23 +93,40 @@ describe('scroll_exec asks before unsandboxed Python (UI)', function () {
     });
     const answered = wb.sendChat('@scroll run the denied cell', { timeoutMs: 120000 });
     answered.catch(() => {});
-    await waitForConfirmation();
-    await buttons().filter({ hasText: /^Skip$/ }).first().click();
+    await waitForDialog();
+    await button('Deny').click();
+    await waitForNoDialog();
     const reply = await answered;
     assert.match(reply, /DENY-DONE/);
     assert.match(reply, /You declined the Python cell/);
     assert.equal(fs.existsSync(path.join(folder, 'denied.txt')), false, 'the cell never ran');
-    assert.match(lastToolResult(wb), /The user declined to run this cell/);
+    assert.match(lastToolResult(wb), /the user did not allow scroll_exec to run/);
     const events = logEvents(folder);
     const declined = events.filter((e) => e.kind === 'kernel_exec' && e.content.includes('DENIED-'));
     assert.equal(declined.length, 1, 'the declined cell is logged once');
     assert.equal(declined[0].meta.denied, true);
     assert.ok(!events.some((e) => e.kind === 'kernel_output' && e.content.includes('DENIED-42')), 'no output: it did not run');
     const result = events.find((e) => e.kind === 'tool_result' && e.tool_call_id === declined[0].tool_call_id);
-    assert.ok(result && /declined/.test(result.content) && result.meta.isError === true, JSON.stringify(result));
+    assert.ok(result && /did not allow/.test(result.content) && result.meta.isError === true, JSON.stringify(result));
   });
 
-  it('"Allow in this Session" runs the cell and stops asking for the next cells', async () => {
+  it('Escape closes the dialog and denies', async () => {
+    wb.setScript({
+      turns: [{ toolCalls: [{ name: 'scroll_exec', input: { code: cell('escaped.txt', 'ESCAPED-') } }] }, { text: 'ESCAPE-DONE' }],
+    });
+    const answered = wb.sendChat('@scroll run the escaped cell', { timeoutMs: 120000 });
+    answered.catch(() => {});
+    await waitForDialog();
+    await wb.page.keyboard.press('Escape');
+    await waitForNoDialog();
+    assert.match(await answered, /ESCAPE-DONE/);
+    assert.equal(fs.existsSync(path.join(folder, 'escaped.txt')), false, 'the cell never ran');
+    const declined = logEvents(folder).filter((e) => e.kind === 'kernel_exec' && e.content.includes('ESCAPED-'));
+    assert.equal(declined.length, 1);
+    assert.equal(declined[0].meta.denied, true);
+  });
+
+  it('"Allow for this session" runs the cell and stops asking for the next cells', async () => {
     wb.setScript({
       turns: [
         { toolCalls: [{ name: 'scroll_exec', input: { code: cell('session-1.txt', 'FIRST-') } }] },
@@ -120,8 +136,9 @@ describe('scroll_exec asks before unsandboxed Python (UI)', function () {
     });
     const answered = wb.sendChat('@scroll run two cells', { timeoutMs: 120000 });
     answered.catch(() => {});
-    await waitForConfirmation();
-    await buttons().filter({ hasText: /^Allow in this Session$/ }).first().click();
+    await waitForDialog();
+    await button('Allow for this session').click();
+    await waitForNoDialog();
     const reply = await answered; // would time out if the second cell asked again
     assert.match(reply, /SESSION-DONE/);
     for (const f of ['session-1.txt', 'session-2.txt']) assert.equal(fs.readFileSync(path.join(folder, f), 'utf8'), 'ran', f);
@@ -134,5 +151,6 @@ describe('scroll_exec asks before unsandboxed Python (UI)', function () {
     assert.match(next, /NEXT-DONE/);
     assert.equal(fs.readFileSync(path.join(folder, 'session-3.txt'), 'utf8'), 'ran');
     assert.match(lastToolResult(wb), /THIRD-42/);
+    assert.equal(await dialog().count(), 0, 'no dialog');
   });
 });

@@ -11,10 +11,11 @@ import { MAX_RANGE_EVENTS, parseSeqSpec, renderEvents, renderHits } from '../his
 import { renderIndexMarkdown } from '../history/evictionBlocks';
 import { sessionIndex } from '../history/historyQueries';
 import { forEditor } from '../editorHint';
+import { errorText, out } from '../output';
 import type { ScrollServices } from '../services';
 import { resolveInWorkspace } from '../tools/workspaceFiles';
-import { DECLINED_CELL_RESULT, escapeMarkdown, TOOL_NAMES } from '../tools/registerTools';
-import type { AgentSession } from './agentSession';
+import { escapeMarkdown, TOOL_NAMES } from '../tools/registerTools';
+import type { AgentServices, AgentSession } from './agentSession';
 import { OPEN_EVENT_COMMAND, openEventLink, openRangeLink, SeqLinkStreamer, seqRanges } from './chatLinks';
 
 export const PARTICIPANT_ID = 'scroll.agent';
@@ -62,7 +63,10 @@ const PROGRESS_LABELS: Record<string, (input: Record<string, unknown>) => string
   [TOOL_NAMES.runCommand]: () => 'Running a command…',
 };
 
-export function registerChatParticipant(context: vscode.ExtensionContext, services: ScrollServices): vscode.ChatParticipant {
+/** What the participant needs of Scroll's services. */
+export type ParticipantServices = AgentServices & Pick<ScrollServices, 'sessions'>;
+
+export function registerChatParticipant(context: vscode.ExtensionContext, services: ParticipantServices): vscode.ChatParticipant {
   const sessions = new Map<string, AgentSession>();
   const sessionFor = (id: string) => {
     let s = sessions.get(id);
@@ -76,7 +80,8 @@ export function registerChatParticipant(context: vscode.ExtensionContext, servic
   const handler: vscode.ChatRequestHandler = async (request, chatContext, stream, token) => {
     const session = (request.command === 'new' ? undefined : sessionFromHistory(chatContext)) ?? newSessionId();
     const meta = (extra: Partial<ScrollChatMetadata> = {}): { metadata: ScrollChatMetadata } => ({ metadata: { session, ...extra } });
-    services.setActiveSession(session);
+    services.sessions.setActive(session);
+    out.debug(`session ${session}: request${request.command ? ` /${request.command}` : ''} (${request.prompt.length} characters${request.model ? `, model ${request.model.vendor}/${request.model.id}` : ''})`);
     try {
       switch (request.command) {
         case 'new':
@@ -112,11 +117,12 @@ export function registerChatParticipant(context: vscode.ExtensionContext, servic
     } catch (e) {
       if (e instanceof CancelledError || token.isCancellationRequested) return meta();
       const message = e instanceof Error ? e.message : String(e);
+      out.warn(`session ${session}: request failed: ${errorText(e)}`);
       if (e instanceof Error && (e.cause instanceof vscode.LanguageModelError) && e.cause.code === vscode.LanguageModelError.NotFound.name) noModel(stream);
       return { ...meta(), errorDetails: { message } }; // the chat view shows it under the answer
     } finally {
-      services.turnsCompleted++;
-      services.notifyLogChanged();
+      services.sessions.turnDone();
+      services.logs.notifyChanged();
     }
   };
 
@@ -134,7 +140,7 @@ export function registerChatParticipant(context: vscode.ExtensionContext, servic
 }
 
 async function runAgent(
-  services: ScrollServices,
+  services: ParticipantServices,
   agent: AgentSession,
   request: vscode.ChatRequest,
   stream: vscode.ChatResponseStream,
@@ -159,7 +165,7 @@ async function runAgent(
   const onProgress = (p: AgentProgress) => {
     switch (p.type) {
       case 'step':
-        services.reportFigures({ session: agent.session, viewTokens: p.viewTokens, budget: p.budget, evictions });
+        services.sessions.reportFigures({ session: agent.session, viewTokens: p.viewTokens, budget: p.budget, evictions });
         break;
       case 'text':
         text.push(p.text);
@@ -170,9 +176,9 @@ async function runAgent(
         break;
       case 'tool_result':
         usedSeqs.push(p.seq);
-        if (p.isError && p.call.name === TOOL_NAMES.exec) execNotRun(services, agent.session, p.content, stream, shown);
+        if (p.isError && p.call.name === TOOL_NAMES.exec) execNotRun(services, agent, p.call.id, stream, shown);
         if (!p.isError && (p.call.name === TOOL_NAMES.readFile || p.call.name === TOOL_NAMES.editFile)) reference(p.call.input.path);
-        services.notifyLogChanged();
+        services.logs.notifyChanged();
         break;
       case 'eviction':
         evictions++;
@@ -182,7 +188,13 @@ async function runAgent(
         break;
     }
   };
-  const result = await agent.run(request.prompt, request.model, { toolInvocationToken: request.toolInvocationToken, token, onProgress });
+  const showCell = (code: string) => {
+    text.flush();
+    const md = new vscode.MarkdownString('\n\nScroll asks before running this cell:\n\n');
+    md.appendCodeblock(code, 'python');
+    stream.markdown(md);
+  };
+  const result = await agent.run(request.prompt, request.model, { toolInvocationToken: request.toolInvocationToken, token, onProgress, showCell });
   text.flush();
   if (result.stopped === 'max_steps') stream.markdown(`\n\n_Stopped after ${result.steps} model calls without a final answer; ask me to continue._`);
   const links = seqRanges(usedSeqs).map((r) => (r.from === r.to ? `[seq ${r.from}](${openEventLink(r.from)})` : `[seq ${r.from}–${r.to}](${openRangeLink(r.from, r.to)})`));
@@ -190,7 +202,7 @@ async function runAgent(
   if (links.length) footer.push(`tool results: ${links.join(', ')}`);
   if (result.evictions) footer.push(`${result.evictions} eviction${result.evictions === 1 ? '' : 's'} (\`/index\`)`);
   stream.markdown(trustedMarkdown(`\n\n---\n_Session \`${agent.session}\` · ${footer.join(' · ')}_`));
-  services.notifyLogChanged();
+  services.logs.notifyChanged();
   return meta({ userSeq: result.userSeq, lastSeq: result.lastSeq });
 }
 
@@ -199,8 +211,8 @@ async function runAgent(
  * without a sandbox (the refusal says how to install one), or the user declined it. Said once a turn
  * in the chat; the model gets the same from the tool result.
  */
-function execNotRun(services: ScrollServices, session: string, content: string, stream: vscode.ChatResponseStream, shown: Set<string>): void {
-  if (content.startsWith(DECLINED_CELL_RESULT)) {
+function execNotRun(services: ParticipantServices, agent: AgentSession, callId: string, stream: vscode.ChatResponseStream, shown: Set<string>): void {
+  if (agent.declined(callId)) {
     if (shown.has('declined')) return;
     shown.add('declined');
     stream.markdown('\n\n_You declined the Python cell: it did not run (logged as declined)._\n\n');
@@ -208,7 +220,7 @@ function execNotRun(services: ScrollServices, session: string, content: string, 
   }
   let confinement;
   try {
-    confinement = services.cellConfinement(session);
+    confinement = services.kernels.cellConfinement(agent.session);
   } catch {
     return;
   }
@@ -231,12 +243,12 @@ function noModel(stream: vscode.ChatResponseStream): void {
   stream.button({ command: 'workbench.action.openSettings', arguments: ['scroll.openai'], title: 'Open Scroll model settings' });
 }
 
-function searchCommand(services: ScrollServices, query: string, stream: vscode.ChatResponseStream): void {
+function searchCommand(services: ParticipantServices, query: string, stream: vscode.ChatResponseStream): void {
   if (!query.trim()) {
     stream.markdown('Usage: `/search <words>` — full-text search over every logged message, tool call and output.');
     return;
   }
-  const log = services.existingLog();
+  const log = services.logs.existingLog();
   if (!log) {
     stream.markdown('This workspace has no Scroll history yet.');
     return;
@@ -247,7 +259,7 @@ function searchCommand(services: ScrollServices, query: string, stream: vscode.C
   stream.markdown(trustedMarkdown(renderHits(query, r.hits, openEventLink, note)));
 }
 
-function expandCommand(services: ScrollServices, spec: string, stream: vscode.ChatResponseStream): void {
+function expandCommand(services: ParticipantServices, spec: string, stream: vscode.ChatResponseStream): void {
   let parsed;
   try {
     parsed = parseSeqSpec(spec);
@@ -255,7 +267,7 @@ function expandCommand(services: ScrollServices, spec: string, stream: vscode.Ch
     stream.markdown(`${(e as Error).message}. Usage: \`/expand 42\` or \`/expand 40..45\`.`);
     return;
   }
-  const log = services.existingLog();
+  const log = services.logs.existingLog();
   if (!log) {
     stream.markdown('This workspace has no Scroll history yet.');
     return;
@@ -274,13 +286,13 @@ function expandCommand(services: ScrollServices, spec: string, stream: vscode.Ch
   stream.button({ command: OPEN_EVENT_COMMAND, arguments: [from === to ? from : `${from}..${to}`], title: 'Open in editor' });
 }
 
-function indexCommand(services: ScrollServices, session: string, stream: vscode.ChatResponseStream): void {
-  const log = services.existingLog();
+function indexCommand(services: ParticipantServices, session: string, stream: vscode.ChatResponseStream): void {
+  const log = services.logs.existingLog();
   if (!log) {
     stream.markdown('This workspace has no Scroll history yet.');
     return;
   }
-  const index = sessionIndex(log, session, services.config.indexLevelCap);
+  const index = sessionIndex(log, session, services.settings.config.indexLevelCap);
   stream.markdown(trustedMarkdown(renderIndexMarkdown(session, index, (b) => openRangeLink(b.fromSeq, b.toSeq))));
   stream.button({ command: 'scroll.showEvictionIndex', arguments: [session], title: 'Open the index in an editor' });
 }

@@ -21,6 +21,7 @@ import { MemoryChannel } from '../../core/memory/memoryChannel';
 import { MemoryHost } from '../../core/memory/memoryHost';
 import { FallbackKernel } from './fallbackKernel';
 import { connectJupyterKernel, jupyterInstalled } from './jupyterSession';
+import { out } from '../output';
 import { resolvePythonPath } from './pythonPath';
 
 export type KernelBackendChoice = 'auto' | 'jupyter' | 'subprocess';
@@ -43,7 +44,7 @@ export interface SessionKernelRequest {
   extensionPath: string;
   /**
    * What the sandbox decision is. Default: `decideSandbox(config.kernelSandbox, probeSandbox())`.
-   * ScrollServices passes its own, so the tool's consent question and the kernel agree.
+   * KernelPool passes its own, so the consent question and the kernel agree.
    */
   sandbox?: SandboxDecision;
   /** Tells the user about fallbacks and what Jupyter needs from them. Default: a warning message. */
@@ -107,7 +108,12 @@ export function sandboxDecision(mode: SandboxMode | undefined): SandboxDecision 
 export async function createSessionKernel(req: SessionKernelRequest & { logCells?: true }): Promise<LoggedKernel>;
 export async function createSessionKernel(req: SessionKernelRequest): Promise<Kernel>;
 export async function createSessionKernel(req: SessionKernelRequest): Promise<Kernel> {
-  const notify = req.notify ?? ((m: string) => void vscode.window.showWarningMessage(m));
+  const tell = req.notify ?? ((m: string) => void vscode.window.showWarningMessage(m));
+  // Fallbacks (Jupyter missing, access denied, a dead Jupyter kernel replaced) also go to the output channel.
+  const notify = (m: string) => {
+    out.warn(`kernel of session ${req.session}: ${m.replace(/^Scroll: /, '')}`);
+    tell(m);
+  };
   const decision = req.sandbox ?? sandboxDecision(req.config.kernelSandbox);
   const plan = planSessionKernel(req.config.kernelBackend, decision, jupyterInstalled());
   if (plan.refusal) throw new KernelRefusedError(plan.refusal);
@@ -120,6 +126,7 @@ export async function createSessionKernel(req: SessionKernelRequest): Promise<Ke
   };
   const resource = req.workspace ? vscode.Uri.file(req.workspace) : undefined;
   const python = await resolvePythonPath(req.config.pythonPath, resource);
+  out.debug(`kernel of session ${req.session}: python ${python.path} (${python.source}); plan ${plan.backend}${plan.backend === 'subprocess' ? (plan.subprocessSandboxed ? ', sandboxed' : ', not sandboxed') : ''}`);
   // One host answers this session's `ms`, whichever kernel asks (Jupyter, then its fallback).
   const memory = new MemoryHost({ log: req.log, session: req.session, python: python.path });
   let channel: Promise<MemoryChannel> | undefined;
@@ -192,7 +199,7 @@ export function hiddenPaths(log: { path: string; payloads?: { dir: string } }, w
 }
 
 /**
- * The session's kernel as ScrollServices holds it: the backend's kernel, plus whether its cells
+ * The session's kernel as KernelPool holds it: the backend's kernel, plus whether its cells
  * run sandboxed right now, plus the session's memory host and channel, released with the kernel.
  */
 export class SessionKernel implements Kernel {
@@ -240,13 +247,13 @@ export class SessionKernel implements Kernel {
   }
 }
 
-/** Whether a kernel ScrollServices holds runs its cells sandboxed (unknown kernels: not). */
+/** Whether a kernel KernelPool holds runs its cells sandboxed (unknown kernels: not). */
 export function kernelSandboxed(k: Kernel): boolean {
   const inner = k instanceof LoggedKernel ? k.inner : k;
   return (inner as { sandboxed?: unknown }).sandboxed === true;
 }
 
-/** A factory in the shape ScrollServices takes (`setKernelFactory`). */
+/** A factory in the shape KernelPool takes (`setFactory`). */
 export function sessionKernelFactory(extensionPath: string, options: { notify?: (message: string) => void; logCells?: boolean } = {}) {
   return (opts: { session: string; config: SessionKernelRequest['config']; workspace: string | undefined; log: EventLog; sandbox?: SandboxDecision }): Promise<Kernel> =>
     createSessionKernel({ ...opts, extensionPath, ...options });

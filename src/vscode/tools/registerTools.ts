@@ -1,12 +1,17 @@
 /**
- * Scroll's language model tools. Coding tools for @scroll (read, list, search text, edit, run,
- * scroll_exec) and history tools any agent may use (#scrollHistory). Edit and run ask the user
- * first (prepareInvocation), and so does scroll_exec when its cell will not run in Scroll's sandbox
- * (execTool); edit, run and exec are refused in untrusted workspaces.
+ * Scroll's language model tools. Coding tools for @scroll (read, list, search text, edit, run) and
+ * history tools any agent may use (#scrollHistory); scroll_exec for other agents (@scroll runs its
+ * cells in the agent loop, agentSession.ts). Edit and run ask the user first (prepareInvocation), and
+ * so does scroll_exec when its cell will not run in Scroll's sandbox (execTool); edit, run and exec
+ * are refused in untrusted workspaces. Each invocation is written to the "Scroll" output channel
+ * (trace: name, duration, size of the result; an error's name), never its input or result.
  */
 import * as vscode from 'vscode';
+import type { ToolOutput } from '../../core/agent/tools';
 import { parseSeqSpec } from '../history/eventMarkdown';
-import { cellAsksFirst, unsandboxedReason, type CellConfinement, type ScrollServices } from '../services';
+import { cellAsksFirst, EXEC_CONFIRMATION_TITLE, execConsentReason, type CellConfinement } from '../cellConfinement';
+import { msSince, out } from '../output';
+import type { ScrollServices } from '../services';
 import {
   applyEdit,
   editPreview,
@@ -58,17 +63,8 @@ function requireTrust(name: string): void {
 
 type Input = Record<string, unknown>;
 
-/** What the model is told about a scroll_exec cell the user declined (@scroll's path, agentSession.ts). */
-export const DECLINED_CELL_RESULT = 'The user declined to run this cell: nothing ran, the kernel is unchanged. Do not retry it as is; ask the user or go another way.';
-
-export const EXEC_CONFIRMATION_TITLE = 'Run Python in the Scroll kernel?';
-
-/** Why a cell asks first, in one line of the confirmation. */
-export function execConsentReason(c: CellConfinement): string {
-  if (c.kind === 'jupyter') return 'this is your Jupyter kernel, which Scroll cannot confine';
-  const { reason, fix } = unsandboxedReason(c.decision);
-  return `the kernel is not sandboxed: ${reason}${fix ? ` (to sandbox it: ${fix})` : ''}`;
-}
+/** What the tools need of Scroll's services. */
+export type ToolServices = Pick<ScrollServices, 'settings' | 'logs' | 'kernels' | 'sessions'>;
 
 /** Plain text as Markdown that renders as that text (appendText would turn spaces into &nbsp;). */
 export function escapeMarkdown(t: string): string {
@@ -84,13 +80,33 @@ export function execConfirmation(code: string, c: CellConfinement): { title: str
   return { title: EXEC_CONFIRMATION_TITLE, message: md };
 }
 
-export function registerTools(context: vscode.ExtensionContext, services: ScrollServices): void {
-  const tool = (name: string, impl: vscode.LanguageModelTool<Input>) => context.subscriptions.push(vscode.lm.registerTool<Input>(name, impl));
+/** Times each invocation into the output channel: name, duration, result size or error name. */
+function traced(name: string, impl: vscode.LanguageModelTool<Input>): vscode.LanguageModelTool<Input> {
+  return {
+    prepareInvocation: impl.prepareInvocation?.bind(impl),
+    invoke: async (o, token) => {
+      const t0 = performance.now();
+      try {
+        const r = await impl.invoke(o, token);
+        const size = r ? r.content.reduce((n: number, p) => n + (p instanceof vscode.LanguageModelTextPart ? p.value.length : 0), 0) : 0;
+        out.trace(`tool ${name}: ${msSince(t0)}, ${size} characters`);
+        return r;
+      } catch (e) {
+        out.debug(`tool ${name} failed after ${msSince(t0)}: ${e instanceof Error ? e.name : 'Error'}`);
+        throw e;
+      }
+    },
+  };
+}
+
+export function registerTools(context: vscode.ExtensionContext, services: ToolServices): void {
+  const tool = (name: string, impl: vscode.LanguageModelTool<Input>) => context.subscriptions.push(vscode.lm.registerTool<Input>(name, traced(name, impl)));
+  const { logs, settings } = services;
 
   tool(TOOL_NAMES.searchHistory, {
     prepareInvocation: (o) => ({ invocationMessage: `Searching history for “${String(o.input.query ?? '')}”` }),
     invoke: (o) => {
-      const log = services.existingLog();
+      const log = logs.existingLog();
       if (!log) return text('This workspace has no Scroll history yet.');
       return text(searchHistoryText(log, o.input));
     },
@@ -99,17 +115,17 @@ export function registerTools(context: vscode.ExtensionContext, services: Scroll
   tool(TOOL_NAMES.expandEvent, {
     prepareInvocation: (o) => ({ invocationMessage: `Reading history seq ${String(o.input.seq ?? '')}` }),
     invoke: (o) => {
-      const log = services.existingLog();
+      const log = logs.existingLog();
       if (!log) return text('This workspace has no Scroll history yet.');
       const budget = o.tokenizationOptions?.tokenBudget;
-      const cap = Math.max(2_000, Math.min(services.config.outputCap * 4, budget ? budget * 4 : Infinity));
+      const cap = Math.max(2_000, Math.min(settings.config.outputCap * 4, budget ? budget * 4 : Infinity));
       return text(expandHistory(log, parseSeqSpec(String(o.input.seq ?? '')), cap));
     },
   });
 
   tool(TOOL_NAMES.readFile, {
     prepareInvocation: (o) => ({ invocationMessage: `Reading ${String(o.input.path ?? '')}` }),
-    invoke: async (o) => text((await readWorkspaceFile(o.input, services.config.outputCap * 4)).text),
+    invoke: async (o) => text((await readWorkspaceFile(o.input, settings.config.outputCap * 4)).text),
   });
 
   tool(TOOL_NAMES.listFiles, {
@@ -165,30 +181,64 @@ export function registerTools(context: vscode.ExtensionContext, services: Scroll
 }
 
 /**
- * `scroll_exec` for any caller (@scroll, Copilot agent mode, another extension): the same rules for all.
+ * `scroll_exec` for other agents (Copilot agent mode, another extension): the cell runs in the kernel
+ * of `sessions.execSession()` (the @scroll session used last, else this window's tools session) and
+ * is logged there as kernel_exec/kernel_output. @scroll does not come this way: its loop holds its
+ * session's kernel (agentSession.ts), so no call can land in another session's kernel.
  *
  * Consent: a cell that will not run in Scroll's sandbox (none available, `scroll.kernel.sandbox: off`,
  * or the session's kernel is the user's Jupyter kernel) asks first: prepareInvocation returns
- * confirmationMessages, and VS Code shows them with its own Allow / Allow in this Session / Deny
- * choices; a denied cell is never invoked. @scroll sees the denial (invokeTool rejects with a
- * cancellation) and logs the cell as declined (agentSession.ts). When another agent calls the tool,
- * Scroll never learns of a denial: nothing ran, so nothing is logged. `require` without a sandbox:
- * prepareInvocation and invoke throw the refusal, which says how to install one.
+ * confirmationMessages, and VS Code shows them with its own Allow / Allow in this Session / Skip
+ * choices; a denied cell is never invoked, and Scroll never learns of it (nothing ran, nothing is
+ * logged). `require` without a sandbox: prepareInvocation and invoke throw the refusal, which says
+ * how to install one.
  */
-export function execTool(services: ScrollServices): vscode.LanguageModelTool<Input> {
+export function execTool(services: ToolServices): vscode.LanguageModelTool<Input> {
+  const { kernels, sessions } = services;
   return {
     prepareInvocation: (o) => {
       requireTrust('The Python kernel');
-      const confinement = services.cellConfinement();
+      const confinement = kernels.cellConfinement(sessions.execSession());
       if (confinement.kind === 'refused') throw new Error(confinement.refusal);
       const invocationMessage = confinement.kind === 'sandboxed' ? 'Running Python in the sandboxed kernel…' : 'Running Python…';
       if (!cellAsksFirst(confinement)) return { invocationMessage };
+      out.debug(`tool scroll_exec: asking first (${confinement.kind}) through VS Code's confirmation`);
       return { invocationMessage, confirmationMessages: execConfirmation(String(o.input.code ?? ''), confinement) };
     },
     invoke: async (o, token) => {
       requireTrust('The Python kernel');
       if (typeof o.input.code !== 'string' || !o.input.code.trim()) throw new Error('code is required');
-      return text((await services.runPython(o.input.code, token)).content);
+      return text((await runCell(services, o.input.code, token)).content);
     },
   };
+}
+
+/* eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on the first cell, not at activation */
+const loggedKernelModule = () => require('../../core/kernel/loggedKernel') as typeof import('../../core/kernel/loggedKernel');
+
+/** Runs a cell of another agent in `execSession()`'s kernel, logged as kernel_exec/kernel_output there. */
+async function runCell(services: ToolServices, code: string, token?: vscode.CancellationToken): Promise<ToolOutput> {
+  const { settings, logs, kernels, sessions } = services;
+  const session = sessions.execSession();
+  // `require` without a sandbox: nothing runs (prepareInvocation said so already).
+  const confinement = kernels.cellConfinement(session);
+  if (confinement.kind === 'refused') throw new Error(confinement.refusal);
+  const abort = new AbortController();
+  const sub = token?.onCancellationRequested(() => abort.abort());
+  try {
+    const { LoggedKernel, formatKernelResult } = loggedKernelModule();
+    const config = settings.config;
+    const kernel = new LoggedKernel(await kernels.get(session), logs.log());
+    const r = await kernel.execute(code, { session, timeoutMs: config.kernelTimeoutMs, signal: abort.signal });
+    logs.notifyChanged();
+    out.debug(`tool scroll_exec in session ${session}: seq ${r.execSeq}→${r.outputSeq}, ${Math.round(r.durationMs)} ms${r.error ? `, ${r.error.ename}` : ''}`);
+    const content = formatKernelResult(r);
+    const cap = config.outputCap;
+    return {
+      content: content.length > cap ? `${content.slice(0, cap)}\n… [cut at ${cap} characters; full output: seq ${r.outputSeq}]` : content,
+      isError: r.error !== null,
+    };
+  } finally {
+    sub?.dispose();
+  }
 }

@@ -116,7 +116,7 @@ describe('@scroll in the Chat view (scripted model)', function () {
 
   /** Sends one message through the Chat view and waits until @scroll has answered it. */
   async function send(tag: string, text: string, opts: { approveTools?: boolean } = {}): Promise<void> {
-    const before = api.services.turnsCompleted;
+    const before = api.services.sessions.turnsCompleted;
     await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@scroll [${tag}] ${text}`, modelSelector: { vendor: lm.vendor } });
     let approving = opts.approveTools;
     const approver = (async () => {
@@ -127,7 +127,7 @@ describe('@scroll in the Chat view (scripted model)', function () {
       }
     })();
     try {
-      await waitFor(`@scroll to answer [${tag}]`, () => api.services.turnsCompleted > before, 120_000, 200);
+      await waitFor(`@scroll to answer [${tag}]`, () => api.services.sessions.turnsCompleted > before, 120_000, 200);
     } finally {
       approving = false;
       await approver;
@@ -190,7 +190,7 @@ describe('@scroll in the Chat view (scripted model)', function () {
     assert.ok(kinds('model_turn').at(-1)!.content.includes(`The release code word is ${CODE_WORD}`));
 
     // Status bar figures follow the session.
-    const figures = api.services.sessionFigures(session)!;
+    const figures = api.services.sessions.figuresOf(session)!;
     assert.equal(figures.budget, BUDGET);
     const status = statusText(api.services);
     assert.match(status.text, /\/3k · py (idle|busy)/);
@@ -208,20 +208,20 @@ describe('@scroll in the Chat view (scripted model)', function () {
 
   it('/search and /expand answer from the log without the model', async () => {
     const requests = lm.requests.length;
-    const before = api.services.turnsCompleted;
+    const before = api.services.sessions.turnsCompleted;
     await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@scroll /search release code word', modelSelector: { vendor: lm.vendor } });
-    await waitFor('/search to finish', () => api.services.turnsCompleted > before, 30_000);
+    await waitFor('/search to finish', () => api.services.sessions.turnsCompleted > before, 30_000);
     await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@scroll /expand 1..2', modelSelector: { vendor: lm.vendor } });
-    await waitFor('/expand to finish', () => api.services.turnsCompleted > before + 1, 30_000);
+    await waitFor('/expand to finish', () => api.services.sessions.turnsCompleted > before + 1, 30_000);
     assert.equal(lm.requests.length, requests, 'slash commands do not call the model');
   });
 
   it('a model error ends the turn with a clear message; the failure is logged', async () => {
     const session = api.activeSession()!;
     lm.setScript({ turns: [{ error: { code: 'Blocked', message: 'quota exhausted' } }] });
-    const before = api.services.turnsCompleted;
+    const before = api.services.sessions.turnsCompleted;
     await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@scroll [ERR] hello again', modelSelector: { vendor: lm.vendor } });
-    await waitFor('the failed turn to end', () => api.services.turnsCompleted > before, 60_000, 200);
+    await waitFor('the failed turn to end', () => api.services.sessions.turnsCompleted > before, 60_000, 200);
     const recent = api.services.existingLog()!.recent(3, session);
     assert.equal(recent.find((e) => e.kind === 'user_message')?.content, '[ERR] hello again', 'the message is kept');
     const note = recent.find((e) => e.kind === 'note');
@@ -253,9 +253,9 @@ describe('@scroll in the Chat view (scripted model)', function () {
   it('/new starts a new session; later requests in the chat use it (metadata read back)', async () => {
     const old = api.activeSession();
     const send = async (query: string) => {
-      const before = api.services.turnsCompleted;
+      const before = api.services.sessions.turnsCompleted;
       await vscode.commands.executeCommand('workbench.action.chat.open', { query, modelSelector: { vendor: lm.vendor } });
-      await waitFor(`"${query}" to finish`, () => api.services.turnsCompleted > before, 30_000, 200);
+      await waitFor(`"${query}" to finish`, () => api.services.sessions.turnsCompleted > before, 30_000, 200);
     };
     await send('@scroll /new');
     const fresh = api.activeSession();

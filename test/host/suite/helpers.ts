@@ -45,3 +45,22 @@ export async function closeAllEditors(): Promise<void> {
 export function toolText(r: vscode.LanguageModelToolResult): string {
   return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
 }
+
+/**
+ * What the "Scroll" output channel holds so far (its log file under the run's user-data folder, which
+ * sits beside the workspace: scripts/host/run-host-tests.mjs). Lines below the channel's level (info by
+ * default) are not written.
+ */
+export function scrollChannelText(): string {
+  const logs = path.join(path.dirname(process.env.SCROLL_TEST_WORKSPACE ?? workspaceRoot()), 'user-data', 'logs');
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/Scroll\.log$/.test(e.name) && p.includes(scrollId)) files.push(p);
+    }
+  };
+  if (fs.existsSync(logs)) walk(logs);
+  return files.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}

@@ -48,13 +48,13 @@ describe('kernel attacks through scroll_exec in the editor', function () {
     port = (server.address() as net.AddressInfo).port;
     home = os.homedir();
     // The session's kernel is (re)built with the default settings: sandboxed.
-    await api.services.disposeKernel(api.services.execSession());
-    assert.equal(api.services.cellConfinement(api.services.execSession()).kind, 'sandboxed');
+    await api.services.kernels.stop(api.services.sessions.execSession());
+    assert.equal(api.services.kernels.cellConfinement(api.services.sessions.execSession()).kind, 'sandboxed');
   });
 
   after(async () => {
     server?.close();
-    await api?.services.disposeKernel(api.services.execSession());
+    await api?.services.kernels.stop(api.services.sessions.execSession());
   });
 
   it('every attack fails; honest memory work still works', async () => {
@@ -77,7 +77,7 @@ describe('kernel attacks through scroll_exec in the editor', function () {
     });
     await sleep(300);
     assert.ok(processesMatching(`sleep ${marker}`).length >= 1, 'the child runs while the kernel does');
-    await api.services.disposeKernel(api.services.execSession());
+    await api.services.kernels.stop(api.services.sessions.execSession());
     await sleep(500);
     assert.deepEqual(processesMatching(`sleep ${marker}`), []);
   });

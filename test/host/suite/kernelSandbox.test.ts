@@ -1,9 +1,12 @@
 // The agent's Python kernel in the OS sandbox, and the consent rules of scroll_exec, in the real
 // extension host: the factory builds a sandboxed subprocess kernel (the workspace is read-only to it,
 // even through `/tmp/..`; it writes only to its scratch folder; the log's folder is out of reach; `ms`
-// answers through the host); scroll_exec asks first exactly when the cell will not run in Scroll's
-// sandbox (`scroll.kernel.sandbox: off`, no sandbox on the machine, the Jupyter backend); `require`
-// without a sandbox refuses, with how to install one.
+// answers through the host); a cell asks first exactly when it will not run in Scroll's sandbox
+// (`scroll.kernel.sandbox: off`, no sandbox on the machine, the Jupyter backend); `require` without a
+// sandbox refuses, with how to install one. Two paths: other agents call the scroll_exec tool, whose
+// prepareInvocation gives VS Code its confirmationMessages; @scroll's loop runs cells in its session's
+// kernel and asks through its confirm hook (CellConsent; here its prompt is replaced by a recorder, the
+// real dialog is driven in test/e2e/consent.e2e.js).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -11,15 +14,21 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ScrollApi } from '../../../src/api';
 import { decideSandbox, probeSandbox } from '../../../src/core/kernel/sandbox';
+import type { LogEvent } from '../../../src/core/types';
 import { EventLog } from '../../../src/core/log/eventLog';
+import { EXEC_CONFIRMATION_TITLE } from '../../../src/vscode/cellConfinement';
+import type { AgentSession } from '../../../src/vscode/chat/agentSession';
+import type { ConsentAnswer, ConsentRequest } from '../../../src/vscode/chat/cellConsent';
 import { createSessionKernel, hiddenPaths, kernelSandboxed, KernelRefusedError, type SessionKernelRequest } from '../../../src/vscode/kernel/factory';
 import { statusText } from '../../../src/vscode/statusBar';
-import { EXEC_CONFIRMATION_TITLE, execTool } from '../../../src/vscode/tools/registerTools';
-import { repoRoot, scrollApi, waitFor, workspaceRoot } from './helpers';
+import { execTool } from '../../../src/vscode/tools/registerTools';
+import { repoRoot, scrollApi, scrollChannelText, waitFor, workspaceRoot } from './helpers';
 
 const MISSING_BWRAP = '/nonexistent/scroll-test/bwrap';
 const config = () => vscode.workspace.getConfiguration('scroll');
 const token = new vscode.CancellationTokenSource().token;
+
+interface ScriptedLm { vendor: string; setScript(s: unknown): void; reset(): void }
 
 describe('kernel sandbox and scroll_exec consent', function () {
   this.timeout(120_000);
@@ -49,23 +58,57 @@ describe('kernel sandbox and scroll_exec consent', function () {
     await waitFor(`${key} = ${JSON.stringify(value)}`, () => config().inspect(key)?.globalValue === value);
   };
   const mdText = (m: string | vscode.MarkdownString | undefined) => (typeof m === 'string' ? m : m?.value ?? '');
+  /** Where the next cell of another agent runs (the session scroll_exec uses outside @scroll). */
+  const confinement = () => api.services.kernels.cellConfinement(api.services.sessions.execSession());
+
+  // @scroll's path: an AgentSession on the scripted model, the consent prompt replaced by a recorder.
+  let lm: ScriptedLm;
+  const asked: ConsentRequest[] = [];
+  const answering = (answer: ConsentAnswer) => api.services.consent.setPrompt(async (req) => {
+    asked.push(req);
+    return answer;
+  });
+  const scrollSessions: string[] = [];
+  const agentSession = async (name: string): Promise<AgentSession> => {
+    const { AgentSession: Session } = await import('../../../src/vscode/chat/agentSession');
+    const id = `${name}-${Date.now()}`;
+    scrollSessions.push(id);
+    return new Session(id, api.services);
+  };
+  /** One @scroll turn: the model sends these cells one per step, then answers DONE. Returns the turn's events. */
+  const turn = async (agent: AgentSession, ...cells: string[]): Promise<{ events: LogEvent[]; text: string }> => {
+    lm.reset();
+    lm.setScript({ turns: [...cells.map((code) => ({ toolCalls: [{ name: 'scroll_exec', input: { code } }] })), { text: 'DONE' }] });
+    const [model] = await vscode.lm.selectChatModels({ vendor: lm.vendor });
+    const log = api.services.logs.log();
+    const before = log.maxSeq();
+    const r = await agent.run('run the cells', model, { toolInvocationToken: undefined, token, onProgress: () => undefined });
+    return { events: log.range(before + 1, log.maxSeq()).filter((e) => e.session === agent.session), text: r.text };
+  };
+  const results = (events: LogEvent[]) => events.filter((e) => e.kind === 'tool_result' && e.name === 'scroll_exec');
 
   before(async () => {
     api = await scrollApi();
+    lm = await vscode.extensions.getExtension<ScriptedLm>('scroll-test.scripted-lm')!.activate();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scroll-sandbox-host-'));
     log = EventLog.open({ path: path.join(dir, '.scroll', 'scroll.db'), session: 'sandbox-host', redact: false });
     log.append({ kind: 'user_message', role: 'user', content: 'the sandbox drill word is periwinkle' });
     // Every prepareInvocation below asks about a session without a kernel of its own.
-    await api.services.disposeKernel(api.services.execSession());
+    await api.services.kernels.stop(api.services.sessions.execSession());
   });
 
   afterEach(async () => {
     for (const k of kernels.splice(0)) await k.dispose();
-    api.services.setSandboxProbe(undefined);
+    for (const s of scrollSessions.splice(0)) await api.services.kernels.stop(s);
+    api.services.consent.setPrompt(undefined);
+    asked.splice(0);
+    lm.reset();
+    api.services.kernels.setSandboxProbe(undefined);
     await setting('kernel.sandbox', undefined);
     await setting('kernel.backend', undefined);
+    await setting('kernel.timeoutMs', undefined);
     await config().update('kernel.backend', undefined, vscode.ConfigurationTarget.Workspace);
-    await api.services.disposeKernel(api.services.execSession());
+    await api.services.kernels.stop(api.services.sessions.execSession());
   });
 
   after(() => {
@@ -77,7 +120,7 @@ describe('kernel sandbox and scroll_exec consent', function () {
     const probe = probeSandbox();
     assert.equal(probe.available, true, `the host tests need bwrap: ${JSON.stringify(probe)}`);
     assert.equal(api.services.config.kernelSandbox, 'auto');
-    assert.equal(api.services.cellConfinement().kind, 'sandboxed');
+    assert.equal(confinement().kind, 'sandboxed');
   });
 
   it('the factory builds a sandboxed kernel: the workspace is read-only, the scratch folder writable, the log hidden, ms works', async () => {
@@ -139,20 +182,7 @@ describe('kernel sandbox and scroll_exec consent', function () {
   });
 
   it('the "Scroll" output channel says which mode is in force, and again when the setting changes', async () => {
-    // The run's user-data folder sits beside the workspace (scripts/host/run-host-tests.mjs); log channels write files there.
-    const logs = path.join(path.dirname(process.env.SCROLL_TEST_WORKSPACE ?? workspaceRoot()), 'user-data', 'logs');
-    const channelText = () => {
-      const files: string[] = [];
-      const walk = (d: string) => {
-        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-          const p = path.join(d, e.name);
-          if (e.isDirectory()) walk(p);
-          else if (/Scroll\.log$/.test(e.name) && p.includes('scroll-dev.scroll-memory')) files.push(p);
-        }
-      };
-      if (fs.existsSync(logs)) walk(logs);
-      return files.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-    };
+    const channelText = scrollChannelText;
     await waitFor('the start-up line', () => /Python kernel: sandboxed \(bubblewrap [\d.]+\) \[start-up/.test(channelText()), 20_000);
     await setting('kernel.sandbox', 'off');
     await waitFor('the line after the change', () => /not sandboxed: scroll\.kernel\.sandbox is off .*\[settings changed; scroll\.kernel\.sandbox: off/.test(channelText()), 20_000);
@@ -166,7 +196,7 @@ describe('kernel sandbox and scroll_exec consent', function () {
 
   it('scroll.kernel.sandbox off: every cell asks, with the code and why', async () => {
     await setting('kernel.sandbox', 'off');
-    await waitFor('the setting to reach Scroll', () => api.services.cellConfinement().kind === 'unsandboxed');
+    await waitFor('the setting to reach Scroll', () => confinement().kind === 'unsandboxed');
     const prepared = await prepare('print("hello from the test")');
     assert.ok(prepared?.confirmationMessages, 'asks first');
     assert.equal(prepared.confirmationMessages.title, EXEC_CONFIRMATION_TITLE);
@@ -181,16 +211,16 @@ describe('kernel sandbox and scroll_exec consent', function () {
   });
 
   it('a started sandboxed kernel stops when scroll.kernel.sandbox turns off (the next cell asks)', async () => {
-    const session = api.services.execSession();
-    await api.services.kernel(session);
-    assert.equal(api.services.cellConfinement(session).kind, 'sandboxed');
+    const session = api.services.sessions.execSession();
+    await api.services.kernels.get(session);
+    assert.equal(api.services.kernels.cellConfinement(session).kind, 'sandboxed');
     await setting('kernel.sandbox', 'off');
-    await waitFor('the sandboxed kernel to stop', () => !api.services.hasKernel(session));
-    assert.equal(api.services.cellConfinement(session).kind, 'unsandboxed');
+    await waitFor('the sandboxed kernel to stop', () => !api.services.kernels.has(session));
+    assert.equal(api.services.kernels.cellConfinement(session).kind, 'unsandboxed');
   });
 
   it('no sandbox on the machine (auto): every cell asks, saying why and how to fix it', async () => {
-    api.services.setSandboxProbe(() => probeSandbox({ bwrapPath: MISSING_BWRAP }));
+    api.services.kernels.setSandboxProbe(() => probeSandbox({ bwrapPath: MISSING_BWRAP }));
     const prepared = await prepare();
     assert.ok(prepared?.confirmationMessages);
     const text = mdText(prepared.confirmationMessages.message);
@@ -202,7 +232,7 @@ describe('kernel sandbox and scroll_exec consent', function () {
   it('the Jupyter backend: every cell asks (Scroll cannot confine it); the status bar offers the sandboxed kernel', async () => {
     assert.ok(vscode.extensions.getExtension('ms-toolsai.jupyter'), 'the fake Jupyter extension is installed');
     await setting('kernel.backend', 'jupyter');
-    await waitFor('the backend to reach Scroll', () => api.services.cellConfinement().kind === 'jupyter');
+    await waitFor('the backend to reach Scroll', () => confinement().kind === 'jupyter');
     const prepared = await prepare();
     assert.ok(prepared?.confirmationMessages);
     assert.match(mdText(prepared.confirmationMessages.message), /this is your Jupyter kernel, which Scroll cannot confine/);
@@ -211,14 +241,14 @@ describe('kernel sandbox and scroll_exec consent', function () {
     // "Scroll: Use Sandboxed Python Kernel": backend subprocess for the workspace; cells no longer ask.
     await vscode.commands.executeCommand('scroll.useSandboxedKernel');
     assert.equal(config().inspect('kernel.backend')?.workspaceValue, 'subprocess');
-    await waitFor('the sandboxed kernel to be in force', () => api.services.cellConfinement().kind === 'sandboxed');
+    await waitFor('the sandboxed kernel to be in force', () => confinement().kind === 'sandboxed');
     assert.equal((await prepare())?.confirmationMessages, undefined);
   });
 
   it('require without a sandbox refuses: prepareInvocation, invokeTool and the factory, with how to install one', async () => {
-    api.services.setSandboxProbe(() => probeSandbox({ bwrapPath: MISSING_BWRAP }));
+    api.services.kernels.setSandboxProbe(() => probeSandbox({ bwrapPath: MISSING_BWRAP }));
     await setting('kernel.sandbox', 'require');
-    await waitFor('the setting to reach Scroll', () => api.services.cellConfinement().kind === 'refused');
+    await waitFor('the setting to reach Scroll', () => confinement().kind === 'refused');
     await assert.rejects(prepare(), /refuses to run kernel cells.*"require".*install bubblewrap/);
     const before = api.services.log().maxSeq();
     await assert.rejects(
@@ -226,7 +256,7 @@ describe('kernel sandbox and scroll_exec consent', function () {
       /refuses to run kernel cells/,
     );
     assert.equal(api.services.log().maxSeq(), before, 'nothing ran, nothing logged');
-    assert.equal(api.services.hasKernel(api.services.execSession()), false, 'no kernel started');
+    assert.equal(api.services.kernels.has(api.services.sessions.execSession()), false, 'no kernel started');
     await assert.rejects(
       createSessionKernel(request({ session: 'sandbox-require', sandbox: decideSandbox('require', probeSandbox({ bwrapPath: MISSING_BWRAP })) })),
       (e: unknown) => e instanceof KernelRefusedError && /install bubblewrap/.test(e.message),
@@ -234,20 +264,106 @@ describe('kernel sandbox and scroll_exec consent', function () {
     assert.match(statusText(api.services).tooltip, /cells are refused/);
   });
 
+  it('@scroll, sandboxed: the cell runs in the session\'s own kernel without asking', async () => {
+    answering('deny');
+    const agent = await agentSession('consent-sandboxed');
+    const { events, text } = await turn(agent, "print('SANDBOXED-' + str(6 * 7))");
+    assert.equal(text, 'DONE');
+    assert.deepEqual(asked, [], 'no question');
+    assert.match(results(events)[0]?.content ?? '', /^SANDBOXED-42$/m);
+    assert.equal(events.filter((e) => e.kind === 'kernel_exec').length, 1);
+    assert.equal(kernelSandboxed(api.services.kernels.startedKernel(agent.session)!), true, "the session's kernel is sandboxed");
+  });
+
+  it('@scroll, scroll.kernel.sandbox off: the cell asks first; Deny runs nothing and logs the cell as declined', async () => {
+    await setting('kernel.sandbox', 'off');
+    await waitFor('the setting to reach Scroll', () => confinement().kind === 'unsandboxed');
+    answering('deny');
+    const agent = await agentSession('consent-deny');
+    const code = "print('DENIED-' + str(6 * 7))";
+    const { events, text } = await turn(agent, code);
+    assert.equal(text, 'DONE');
+    assert.equal(asked.length, 1, 'asked once');
+    assert.equal(asked[0].code, code);
+    assert.equal(asked[0].session, agent.session);
+    assert.equal(asked[0].confinement.kind, 'unsandboxed');
+    const call = events.find((e) => e.kind === 'tool_call' && e.name === 'scroll_exec')!;
+    const declined = events.filter((e) => e.kind === 'kernel_exec');
+    assert.equal(declined.length, 1, 'the declined cell is logged once');
+    assert.equal(declined[0].content, code);
+    assert.equal(declined[0].meta.denied, true);
+    assert.equal(declined[0].parentSeq, call.seq);
+    assert.equal(declined[0].toolCallId, call.toolCallId);
+    assert.ok(!events.some((e) => e.kind === 'kernel_output'), 'no output: it did not run');
+    const [result] = results(events);
+    assert.match(result.content, /did not allow scroll_exec to run/);
+    assert.equal(result.meta.isError, true);
+    assert.equal(agent.declined(call.toolCallId!), true);
+    assert.equal(api.services.kernels.has(agent.session), false, 'no kernel was started');
+  });
+
+  it('@scroll: Allow runs the cell and the next one asks again; "Allow for this session" stops the asking, also in later turns', async () => {
+    await setting('kernel.sandbox', 'off');
+    await waitFor('the setting to reach Scroll', () => confinement().kind === 'unsandboxed');
+    answering('allow');
+    const agent = await agentSession('consent-allow');
+    let t = await turn(agent, "print('ONE')", "print('TWO')");
+    assert.equal(asked.length, 2, 'Allow is for one cell');
+    assert.deepEqual(results(t.events).map((e) => e.content.trim()), ['ONE', 'TWO']);
+    assert.equal(kernelSandboxed(api.services.kernels.startedKernel(agent.session)!), false);
+
+    answering('allowSession');
+    asked.splice(0);
+    t = await turn(agent, "print('THREE')", "print('FOUR')");
+    assert.equal(asked.length, 1, 'asked for the first cell only');
+    assert.deepEqual(results(t.events).map((e) => e.content.trim()), ['THREE', 'FOUR']);
+    t = await turn(agent, "print('FIVE')");
+    assert.equal(asked.length, 1, 'the next turn does not ask');
+    assert.equal(results(t.events)[0].content.trim(), 'FIVE');
+
+    // Another session is asked again.
+    await turn(await agentSession('consent-other'), "print('SIX')");
+    assert.equal(asked.length, 2);
+  });
+
+  it('@scroll, the Jupyter backend: the cell asks (Scroll cannot confine your Jupyter kernel)', async () => {
+    await setting('kernel.backend', 'jupyter');
+    await waitFor('the backend to reach Scroll', () => confinement().kind === 'jupyter');
+    answering('deny');
+    const agent = await agentSession('consent-jupyter');
+    const { events } = await turn(agent, "print('JUPYTER')");
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0].confinement.kind, 'jupyter');
+    assert.equal(events.filter((e) => e.kind === 'kernel_exec' && e.meta.denied === true).length, 1);
+    assert.equal(api.services.kernels.has(agent.session), false);
+  });
+
+  it('@scroll: scroll.kernel.timeoutMs limits each cell of a running kernel (the loop passes it with every cell)', async () => {
+    const agent = await agentSession('consent-timeout');
+    await turn(agent, "print('kernel up')"); // started with the default limit (60 s)
+    await setting('kernel.timeoutMs', 1000);
+    const t0 = Date.now();
+    const { events } = await turn(agent, "import time\ntime.sleep(30)\nprint('NOT-REACHED')");
+    const [result] = results(events);
+    assert.match(result.content, /TimeoutError/, result.content);
+    assert.doesNotMatch(result.content, /NOT-REACHED/);
+    assert.equal(result.meta.isError, true);
+    assert.ok(Date.now() - t0 < 20_000, `stopped after ${Date.now() - t0} ms`);
+  });
+
   it('require without a sandbox, through @scroll: the model gets the refusal as the tool result, nothing runs', async () => {
-    interface ScriptedLm { vendor: string; setScript(s: unknown): void; reset(): void }
-    const lm = await vscode.extensions.getExtension<ScriptedLm>('scroll-test.scripted-lm')!.activate();
     lm.reset();
     lm.setScript({ turns: [{ toolCalls: [{ name: 'scroll_exec', input: { code: 'print("REFUSED-CELL")' } }] }, { text: 'REFUSAL-SEEN' }] });
-    api.services.setSandboxProbe(() => probeSandbox({ bwrapPath: MISSING_BWRAP }));
+    api.services.kernels.setSandboxProbe(() => probeSandbox({ bwrapPath: MISSING_BWRAP }));
     await setting('kernel.sandbox', 'require');
-    await waitFor('the setting to reach Scroll', () => api.services.cellConfinement().kind === 'refused');
+    await waitFor('the setting to reach Scroll', () => confinement().kind === 'refused');
+    answering('allow');
     const log = api.services.log();
     const before = log.maxSeq();
-    const turns = api.services.turnsCompleted;
+    const turns = api.services.sessions.turnsCompleted;
     try {
       await vscode.commands.executeCommand('workbench.action.chat.open', { query: '@scroll run a refused cell', modelSelector: { vendor: lm.vendor } });
-      await waitFor('@scroll to answer', () => api.services.turnsCompleted > turns, 120_000, 200);
+      await waitFor('@scroll to answer', () => api.services.sessions.turnsCompleted > turns, 120_000, 200);
     } finally {
       lm.reset();
     }
@@ -257,6 +373,7 @@ describe('kernel sandbox and scroll_exec consent', function () {
     assert.match(result.content, /refuses to run kernel cells.*install bubblewrap/);
     assert.equal(result.meta.isError, true);
     assert.ok(!events.some((e) => e.kind === 'kernel_exec' || e.kind === 'kernel_output'), 'no cell ran');
+    assert.deepEqual(asked, [], 'a refused cell is not asked about');
     assert.ok(events.some((e) => e.kind === 'model_turn' && e.content.includes('REFUSAL-SEEN')));
   });
 
@@ -265,10 +382,10 @@ describe('kernel sandbox and scroll_exec consent', function () {
     await waitFor('the setting to reach Scroll', () => api.services.config.kernelSandbox === 'require');
     assert.equal((await prepare())?.confirmationMessages, undefined);
     await setting('kernel.backend', 'jupyter');
-    await waitFor('the backend to reach Scroll', () => api.services.cellConfinement().kind === 'refused');
+    await waitFor('the backend to reach Scroll', () => confinement().kind === 'refused');
     await assert.rejects(prepare(), /Jupyter kernel is your own and Scroll cannot sandbox it/);
     // backend auto with Jupyter installed: under require, Scroll's sandboxed process instead.
     await setting('kernel.backend', 'auto');
-    await waitFor('auto to pick the sandboxed process', () => api.services.cellConfinement().kind === 'sandboxed');
+    await waitFor('auto to pick the sandboxed process', () => confinement().kind === 'sandboxed');
   });
 });

@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { ScrollApi } from '../../../src/api';
 import { openDatabase } from '../../../src/core/db';
 import { PANEL_VIEW_TYPE } from '../../../src/shared/panelProtocol';
-import type { KernelFactory } from '../../../src/vscode/services';
+import type { KernelFactory } from '../../../src/vscode/kernelPool';
 import { closeAllEditors, scrollApi, scrollId, toolText, waitFor, workspaceRoot } from '../suite/helpers';
 
 interface LogSnapshot {
@@ -59,7 +59,7 @@ describe('untrusted workspace (restricted mode)', () => {
       kernelStarts.push(session);
       throw new Error('test: a kernel was requested in an untrusted workspace');
     };
-    api.services.setKernelFactory(recordingKernelFactory);
+    api.services.kernels.setFactory(recordingKernelFactory);
   });
 
   afterEach(closeAllEditors);
@@ -141,9 +141,9 @@ describe('untrusted workspace (restricted mode)', () => {
   });
 
   it('the kernel is refused directly and by the restart command', async () => {
-    await assert.rejects(api.services.kernel('untrusted-probe'), /Python kernel is disabled in untrusted workspaces/);
+    await assert.rejects(api.services.kernels.get('untrusted-probe'), /Python kernel is disabled in untrusted workspaces/);
     assert.equal(await vscode.commands.executeCommand('scroll.restartKernel', 'untrusted-probe').then((r) => r, () => false), false);
-    assert.equal(api.services.kernelState(api.services.execSession()), 'none');
+    assert.equal(api.services.kernels.state(api.services.sessions.execSession()), 'none');
   });
 
   describe('@scroll in the Chat view (scripted model)', function () {
@@ -163,9 +163,9 @@ describe('untrusted workspace (restricted mode)', () => {
 
     /** Sends one message through the Chat view, waits for @scroll's answer and returns its text. */
     async function ask(query: string): Promise<string> {
-      const before = api.services.turnsCompleted;
+      const before = api.services.sessions.turnsCompleted;
       await vscode.commands.executeCommand('workbench.action.chat.open', { query, modelSelector: { vendor: lm.vendor } });
-      await waitFor(`"${query}" to finish`, () => api.services.turnsCompleted > before, 60_000, 200);
+      await waitFor(`"${query}" to finish`, () => api.services.sessions.turnsCompleted > before, 60_000, 200);
       // The chat's own "Copy All": the transcript as the user sees it; the last reply follows the last "User:".
       await vscode.commands.executeCommand('workbench.action.chat.copyAll');
       const transcript = await vscode.env.clipboard.readText();

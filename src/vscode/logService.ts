@@ -1,0 +1,112 @@
+/**
+ * The workspace event log: opened (and created) on first use, never at activation; read-only in an
+ * untrusted workspace; closed when `scroll.log.path` or `scroll.redaction.enabled` changes or the
+ * workspace becomes trusted (the next use opens it again with the new settings). `onDidChange`
+ * fires when it opens, closes or something was appended (the panel and the document tabs refresh).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { EventLog } from '../core/log/eventLog';
+import { errorText, msSince, out } from './output';
+import type { Settings } from './settings';
+
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, not at activation */
+const eventLogModule = () => require('../core/log/eventLog') as typeof import('../core/log/eventLog');
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+export class LogService implements vscode.Disposable {
+  private instance: EventLog | undefined;
+  private openedPath: string | undefined;
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly subscriptions: vscode.Disposable[];
+
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly settings: Settings) {
+    this.subscriptions = [
+      this.changed,
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('scroll.log.path') || e.affectsConfiguration('scroll.redaction.enabled')) this.close('its settings changed');
+      }),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.close('the workspace is trusted now (reopened for writing on next use)')),
+    ];
+  }
+
+  /** The workspace log, opened (and created) on first use. Untrusted workspaces get it read-only. */
+  log(): EventLog {
+    const cfg = this.settings.config;
+    if (this.instance && this.openedPath === cfg.logPath) return this.instance;
+    this.close('scroll.log.path changed');
+    const readonly = !this.settings.trusted;
+    if (readonly && !fs.existsSync(cfg.logPath)) {
+      throw new Error(`This workspace has no Scroll history yet (${cfg.logPath}); it is created when the workspace is trusted and @scroll runs.`);
+    }
+    const t0 = performance.now();
+    let log: EventLog;
+    try {
+      if (!readonly) ensureScrollFolder(cfg.logPath);
+      log = eventLogModule().EventLog.open({
+        path: cfg.logPath,
+        workspace: this.settings.workspace,
+        redact: cfg.redact,
+        readonly,
+        onWarning: (m) => out.warn(`log: ${m}`),
+      });
+    } catch (e) {
+      out.error(`log ${cfg.logPath} could not be opened${readonly ? ' (read-only)' : ''}: ${errorText(e)}`);
+      throw e;
+    }
+    this.instance = log;
+    this.openedPath = cfg.logPath;
+    out.info(
+      `log opened: ${cfg.logPath} (${log.driver}${readonly ? ', read-only: the workspace is not trusted' : ''}; ` +
+        `events up to seq ${log.maxSeq()}; redaction ${cfg.redact ? 'on' : 'off'}; ${msSince(t0)})`,
+    );
+    if (log.recoveredFrom) {
+      out.warn(`log: the file was damaged and moved aside to ${log.recoveredFrom}; a new log was started`);
+      void vscode.window.showWarningMessage(`Scroll: the log was damaged and moved aside to ${log.recoveredFrom}; a new log was started.`);
+    }
+    this.changed.fire();
+    return log;
+  }
+
+  /** The log if it was opened already or exists on disk; undefined when there is no history yet. */
+  existingLog(): EventLog | undefined {
+    if (this.instance) return this.log();
+    return fs.existsSync(this.settings.config.logPath) ? this.log() : undefined;
+  }
+
+  get isOpen(): boolean {
+    return this.instance !== undefined;
+  }
+
+  /** Something was appended (the panel and the document tabs refresh on it). */
+  notifyChanged(): void {
+    this.changed.fire();
+  }
+
+  private close(why: string): void {
+    if (!this.instance) return;
+    this.instance.close();
+    out.info(`log closed: ${this.openedPath} (${why})`);
+    this.instance = undefined;
+    this.openedPath = undefined;
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    this.close('Scroll is shutting down');
+    for (const s of this.subscriptions) s.dispose();
+  }
+}
+
+/** `.scroll/` with a `.gitignore` of `*`, so the log never lands in version control. */
+function ensureScrollFolder(logPath: string): void {
+  const dir = path.dirname(logPath);
+  fs.mkdirSync(dir, { recursive: true });
+  if (path.basename(dir) === '.scroll') {
+    const ignore = path.join(dir, '.gitignore');
+    if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '*\n');
+  }
+}

@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Command> = {
   reindex: () => require('./commands/reindex').command,
   compact: () => require('./commands/compact').command,
   check: () => require('./commands/check').command,
+  purge: () => require('./commands/purge').command,
   gc: () => require('./commands/gc').command,
   chat: () => require('./commands/chat').command,
 };

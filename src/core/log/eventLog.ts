@@ -2,7 +2,7 @@
  * The workspace event log: append-only, durable, searchable. The single source of truth; the FTS
  * index beside it is derived and can be rebuilt. See docs/ARCHITECTURE.md for the contract.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -19,6 +19,9 @@ import { rebuildSearchIndex, type RebuildOptions } from './rebuildIndex';
 import { compactSearchIndex, indexSegments, type CompactOptions, type CompactResult } from './compactIndex';
 import { INDEX_BUFFER_BYTES, MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { sleepSync } from '../db/sqliteErrors';
+import { CHAINED_COLUMNS, GENESIS, HeadFiles, chainHash, chainTip, asStored, ensureChainStart, headFileFor, readMeta, type ChainHead } from './chain';
+import { recoverDamagedLog, removeStaleSalvage, repairOnOpen, type OpenRepair, type RecoveryReport } from './recovery';
+import { purgeLog, type PurgeOptions, type PurgeResult } from './purge';
 
 export interface EventLogOptions {
   /** Database file. Default `<workspace>/.scroll/scroll.db`. */
@@ -38,6 +41,12 @@ export interface EventLogOptions {
   driver?: DriverChoice;
   /** Told when something needed attention (a corrupt log moved aside, an unreadable payload). */
   onWarning?: (message: string) => void;
+  /**
+   * More files that keep the chain's head (seq + hash) outside the database, besides
+   * `<db>.head.json`: written after every commit, compared by `verify()` (`scroll check`). The
+   * editor passes one in its own storage, out of reach of whoever can only write the workspace.
+   */
+  headMirrors?: string[];
 }
 
 export interface BulkAppend {
@@ -113,20 +122,18 @@ function defaultSession(): string {
   return `s-${t}-${randomBytes(2).toString('hex')}`;
 }
 
-/** A name for the moved-aside corrupt file that says what it is and when, never an existing name. */
-function corruptName(path: string): string {
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  let candidate = `${path}.corrupt-${stamp}`;
-  for (let i = 1; existsSync(candidate) || existsSync(`${candidate}-wal`); i++) candidate = `${path}.corrupt-${stamp}-${i}`;
-  return candidate;
-}
-
 export class EventLog {
   readonly path: string;
   readonly payloads: PayloadStore;
   readonly readonly: boolean;
   /** Set when the database found on open was corrupt and moved here; a fresh log was started. */
   recoveredFrom?: string;
+  /** What the recovery salvaged and lost, when the file was damaged (see recoveredFrom). */
+  recovery?: RecoveryReport;
+  /** What opening found wrong with a sound file and repaired (missing triggers, a cut tail…). */
+  repaired?: OpenRepair;
+  /** Files that keep the chain's head outside the database: `<db>.head.json`, then the mirrors. */
+  readonly headFiles: string[];
   session: string;
 
   private readonly db: Database;
@@ -143,6 +150,16 @@ export class EventLog {
   private readonly selectMax: Statement;
   private selectRecent?: Statement;
   private selectRecentOf?: Statement;
+  /** The head after the events inserted in the open transaction, published once it commits. */
+  private pendingHead?: ChainHead;
+  /** The log's id (scroll_meta), written into the head files. */
+  private logId?: string;
+  /** Head files that failed to write (told once each). */
+  private readonly headWriteFailed = new Set<string>();
+  /** The head files, kept open between commits. */
+  private readonly heads: HeadFiles;
+  /** Opening found something to repair while another writer held the lock: done before the first append. */
+  private repairPending = false;
 
   private constructor(db: Database, redactor: Redactor, opts: EventLogOptions, path: string, payloadDir: string, recoveredFrom?: string) {
     this.db = db;
@@ -155,10 +172,13 @@ export class EventLog {
     this.preparer = new EventPreparer(redactor, this.payloads, payloadThreshold);
     this.preparerConfig = { redaction: redactor.options, payloadDir, payloadThreshold };
     this.onWarning = opts.onWarning ?? ((m) => process.stderr.write(`scroll: ${m}\n`));
+    this.headFiles = [headFileFor(path), ...(opts.headMirrors ?? []).map((p) => resolve(p))];
+    this.heads = new HeadFiles(this.headFiles);
     if (!this.readonly) {
+      this.logId = readMeta(db, 'log_id');
       this.insertEvent = db.prepare(
-        `INSERT INTO events(session, kind, role, name, content, payload, bytes, tokens, ts, step, tool_call_id, parent_seq, headline, meta)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO events(seq, session, kind, role, name, content, payload, bytes, tokens, ts, step, tool_call_id, parent_seq, headline, meta, hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
       this.insertFts = db.prepare('INSERT INTO events_fts(rowid, body, code, parts, headline) VALUES (?, ?, ?, ?, ?)');
     }
@@ -189,13 +209,13 @@ export class EventLog {
       return new EventLog(db, redactor, opts, path, payloadDir);
     }
     prepareFolder(dirname(path));
-    let recoveredFrom: string | undefined;
+    removeStaleSalvage(path);
+    const headFiles = [headFileFor(path), ...(opts.headMirrors ?? []).map((p) => resolve(p))];
+    let recovery: RecoveryReport | undefined;
     const recover = (reason: string) => {
-      recoveredFrom = moveAside(path);
-      warn(
-        `the event log at ${path} was damaged (${reason}); moved it aside to ${recoveredFrom} ` +
-          '(with its -wal/-shm files, nothing deleted) and started a fresh log',
-      );
+      // Moves the file aside, carries every readable event over with its seq, records it.
+      recovery = recoverDamagedLog(path, reason, { driver: opts.driver, headFiles, payloadDir, openWritable: (p) => openWritable(p, opts.driver) });
+      warn(recovery.message);
     };
     const damage = inspectExisting(path, opts.driver);
     if (damage) recover(damage);
@@ -204,11 +224,27 @@ export class EventLog {
       db = openWritable(path, opts.driver);
     } catch (e) {
       // Damage the read-only inspection could not see (it surfaced once writing began).
-      if (recoveredFrom || !isCorruptionError(e)) throw e;
+      if (recovery || !isCorruptionError(e)) throw e;
       recover(errorMessage(e));
       db = openWritable(path, opts.driver);
     }
-    return new EventLog(db, redactor, { ...opts, onWarning: warn }, path, payloadDir, recoveredFrom);
+    const log = new EventLog(db, redactor, { ...opts, onWarning: warn }, path, payloadDir, recovery?.movedTo);
+    log.recovery = recovery;
+    try {
+      if (migratedHere.has(db)) {
+        // This open migrated the log and appended the chain's first event: record its head.
+        log.pendingHead = chainTip(db).last ?? undefined;
+        log.publishHead();
+      }
+      // Cheap checks (no lock): triggers, the chain's start, the head files against the file.
+      const repaired = repairOnOpen(db, headFiles, { wait: false });
+      if (repaired === 'busy') log.repairPending = true;
+      else if (repaired) log.noteRepair(repaired);
+    } catch (e) {
+      log.close();
+      throw e;
+    }
+    return log;
   }
 
   get driver(): string {
@@ -229,9 +265,11 @@ export class EventLog {
     if (this.readonly) throw new ReadonlyLogError();
     if (!Array.isArray(events)) throw new InvalidInputError('appendMany expects an array of events');
     if (events.length === 0) return [];
+    if (this.repairPending) this.repairNow();
     // Everything that can fail on bad input, and the payload files, before taking the write lock.
     const batch = this.preparer.prepare(events, this.session, this.inBulk);
     const seqs = this.insertPrepared(batch);
+    if (!this.db.inTransaction) this.publishHead();
     return batch.events.map((p, i) => ({
       seq: seqs[i],
       session: p.session,
@@ -253,7 +291,49 @@ export class EventLog {
 
   /** Inserts a batch atomically: its own transaction, or a savepoint inside an open one. */
   private insertPrepared(batch: PreparedBatch): number[] {
-    return this.db.transaction(() => this.insertRows(batch));
+    const before = this.pendingHead;
+    try {
+      return this.db.transaction(() => this.insertRows(batch));
+    } catch (e) {
+      this.pendingHead = before; // rolled back (to the savepoint, inside a bulk append)
+      throw e;
+    }
+  }
+
+  /** The repair opening deferred (another writer held the lock then); waits for the lock. */
+  private repairNow(): void {
+    const r = repairOnOpen(this.db, this.headFiles);
+    this.repairPending = false;
+    if (r && r !== 'busy') this.noteRepair(r);
+  }
+
+  private noteRepair(r: OpenRepair): void {
+    this.repaired = r;
+    this.logId = readMeta(this.db, 'log_id'); // a new file that continues a log takes its id
+    this.onWarning(r.message);
+    if (!this.db.inTransaction) {
+      this.pendingHead = chainTip(this.db).last ?? undefined;
+      this.publishHead();
+    }
+  }
+
+  /**
+   * Writes the head of what has just been committed to the head files (`headFiles`): one 256-byte
+   * write in place each, no fsync (as durable as the commit; see ARCHITECTURE.md, "Integrity").
+   * A file that cannot be written is reported once and never fails the append.
+   */
+  private publishHead(): void {
+    const head = this.pendingHead;
+    this.pendingHead = undefined;
+    if (!head) return;
+    this.logId ??= readMeta(this.db, 'log_id');
+    if (this.logId === undefined) return;
+    const record = { format: 1 as const, log: this.logId, seq: head.seq, hash: head.hash, ts: new Date().toISOString() };
+    for (const { file, error } of this.heads.write(record)) {
+      if (this.headWriteFailed.has(file)) continue;
+      this.headWriteFailed.add(file);
+      this.onWarning(`cannot record the log's head in ${file} (${errorMessage(error)}); scroll check cannot compare it with the log until it can`);
+    }
   }
 
   /**
@@ -267,16 +347,27 @@ export class EventLog {
     const insertFts = this.insertFts;
     const { events: prepared, docs } = batch;
     const out: number[] = new Array(prepared.length);
-    for (let i = 0; i < prepared.length; i++) {
+    // Where the chain continues: read under the write lock, so it is exact (2 lookups per batch).
+    const tip = chainTip(this.db);
+    let prev = tip.last?.hash ?? GENESIS;
+    let seq = tip.next;
+    for (let i = 0; i < prepared.length; i++, seq++) {
       const p = prepared[i];
-      const seq = insertEvent.run(
-        p.session, p.kind, p.role, p.name, p.stored, p.payload, p.bytes, p.tokens, p.ts,
-        p.step, p.toolCallId, p.parentSeq, p.headline, p.metaJson,
-      ).lastInsertRowid;
+      // Every column the row stores (CHAINED_COLUMNS), as SQLite will hand it back.
+      const row = asStored(this.db, {
+        bytes: p.bytes, content: p.stored, headline: p.headline, kind: p.kind, meta: p.metaJson, name: p.name, parent_seq: p.parentSeq,
+        payload: p.payload, role: p.role, seq, session: p.session, step: p.step, tokens: p.tokens, tool_call_id: p.toolCallId, ts: p.ts,
+      });
+      prev = chainHash(prev, row, CHAINED_COLUMNS);
+      insertEvent.run(
+        seq, p.session, p.kind, p.role, p.name, p.stored, p.payload, p.bytes, p.tokens, p.ts,
+        p.step, p.toolCallId, p.parentSeq, p.headline, p.metaJson, prev,
+      );
       const d = docs[i];
       insertFts.run(seq, d.body, d.code, d.parts, d.headline);
-      out[i] = Number(seq);
+      out[i] = seq;
     }
+    if (prepared.length) this.pendingHead = { seq: seq - 1, hash: prev };
     return out;
   }
 
@@ -289,6 +380,7 @@ export class EventLog {
    */
   beginBulk(opts: { worker?: boolean; workerDir?: string } = {}): BulkAppend {
     if (this.readonly) throw new ReadonlyLogError();
+    if (this.repairPending) this.repairNow();
     this.db.begin();
     this.inBulk = true;
     let open = true; // the transaction is active
@@ -367,6 +459,7 @@ export class EventLog {
     };
     const discard = () => {
       this.payloads.dropPending();
+      this.pendingHead = undefined;
       this.db.rollback();
     };
     return {
@@ -450,9 +543,13 @@ export class EventLog {
         const closed = finish();
         try {
           this.db.commit();
+        } catch (e) {
+          this.pendingHead = undefined;
+          throw e;
         } finally {
           await closed;
         }
+        this.publishHead();
       },
       rollback: () => {
         if (!open) return;
@@ -560,8 +657,23 @@ export class EventLog {
    * The full integrity check (slow on large logs; the open check is the quick part of it): every
    * page, FTS5's own index check, every payload file against its hash. Reads only.
    */
-  verify(): LogVerification {
-    return verifyLog(this.db, this.payloads);
+  verify(opts: { headMirrors?: string[] } = {}): LogVerification {
+    return verifyLog(this.db, this.payloads, { headFiles: [...this.headFiles, ...(opts.headMirrors ?? []).map((p) => resolve(p))] });
+  }
+
+  /**
+   * Replaces text in the named events, their payload files and the search index, recomputes the
+   * chain from the first of them and records a `purge` event (which never holds the text). The
+   * one sanctioned rewrite of the log: for a secret that got in anyway. See purge.ts.
+   */
+  purge(opts: PurgeOptions): PurgeResult {
+    if (this.readonly) throw new ReadonlyLogError();
+    if (this.inBulk) throw new InvalidInputError('a purge cannot run inside a bulk append');
+    const result = purgeLog(this.db, this.payloads, { ...opts, headFiles: opts.headFiles ?? this.headFiles });
+    this.indexChanged();
+    this.pendingHead = result.head;
+    this.publishHead();
+    return result;
   }
 
   /**
@@ -604,6 +716,7 @@ export class EventLog {
   }
 
   close(): void {
+    this.heads.close();
     this.db.close();
   }
 
@@ -755,14 +868,21 @@ function migrate(db: Database, path: string): void {
   db.transaction(() => {
     // Re-read under the write lock: another process may have migrated meanwhile.
     const current = readUserVersion(db);
+    if (current >= SCHEMA_VERSION) return;
     for (const m of MIGRATIONS) {
       if (m.version <= current) continue;
       db.exec(m.sql);
       db.prepare("INSERT INTO scroll_meta(key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(m.version));
       db.exec(`PRAGMA user_version = ${m.version}`);
     }
+    // The chain starts here: at the first event of a new log, or at an event recording the
+    // migration of one that already holds events (chain.ts).
+    if (ensureChainStart(db, { fromVersion: current, toVersion: SCHEMA_VERSION }) !== undefined) migratedHere.add(db);
   });
 }
+
+/** Connections whose open appended the migration's chain-start event (its head is published). */
+const migratedHere = new WeakSet<Database>();
 
 /**
  * FTS5 keeps its settings in the index's own config table, shared by every connection. Written
@@ -782,14 +902,4 @@ function configureIndex(db: Database): void {
   } finally {
     db.exec(`PRAGMA busy_timeout = ${wait}`);
   }
-}
-
-/** Renames the database and its -wal/-shm to `<path>.corrupt-<time>[-wal|-shm]`; returns the new db name. */
-function moveAside(path: string): string {
-  const target = corruptName(path);
-  renameSync(path, target);
-  for (const suffix of ['-wal', '-shm', '-journal']) {
-    if (existsSync(path + suffix)) renameSync(path + suffix, target + suffix);
-  }
-  return target;
 }

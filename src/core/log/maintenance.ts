@@ -17,6 +17,7 @@ import type { MaintenanceJob } from './maintenanceWorker';
 import { REBUILD_CANCELLED } from './rebuildIndex';
 import type { LogVerification } from './verify';
 import type { CompactResult } from './compactIndex';
+import type { PurgeOptions, PurgeResult } from './purge';
 import { fromWorkerError, type WorkerError } from './workerErrors';
 
 export { CancelledError } from '../errors';
@@ -72,17 +73,37 @@ export async function compactIndexInBackground(log: EventLog, opts: Omit<Backgro
   return (await runJob(log, 'compactIndex', opts, () => log.compactIndex({ shouldStop: () => opts.signal?.aborted === true }))) as CompactResult;
 }
 
+/**
+ * `EventLog.purge()` off this thread (the editor's purge command): the purge rebuilds the search
+ * index, seconds at 10M tokens. Patterns as source strings. Not cancellable once it runs (it is
+ * one transaction: an abort before it starts ends it with a CancelledError, nothing changed).
+ */
+export async function purgeInBackground(
+  log: EventLog,
+  request: Omit<PurgeOptions, 'headFiles' | 'patterns'> & { patterns?: string[] },
+  opts: Omit<BackgroundOptions, 'onProgress' | 'onWarning'> = {},
+): Promise<PurgeResult> {
+  if (log.readonly) throw new ReadonlyLogError();
+  const result = (await runJob(log, 'purge', opts, () => log.purge(request), { purge: request })) as PurgeResult;
+  log.indexChanged();
+  return result;
+}
+
 const CANCELLED: Record<MaintenanceJob['task'], string> = {
   verify: 'the history check was cancelled',
+  purge: 'the purge was cancelled before it began; nothing was changed',
   rebuildIndex: REBUILD_CANCELLED,
   compactIndex: 'the search index compaction was cancelled before it began',
 };
 const cancelled = (task: MaintenanceJob['task']) => new CancelledError(CANCELLED[task]);
 
-async function runJob(log: EventLog, task: MaintenanceJob['task'], opts: BackgroundOptions, inThread: () => unknown): Promise<unknown> {
+async function runJob(log: EventLog, task: MaintenanceJob['task'], opts: BackgroundOptions, inThread: () => unknown, extra: Partial<MaintenanceJob> = {}): Promise<unknown> {
   if (opts.signal?.aborted) throw cancelled(task);
   const file = join(opts.workerDir ?? __dirname, MAINTENANCE_WORKER_FILE);
-  const job: MaintenanceJob = { task, path: log.path, payloadDir: log.payloads.dir, driver: log.driver as MaintenanceJob['driver'], stop: new SharedArrayBuffer(4) };
+  const job: MaintenanceJob = {
+    task, path: log.path, payloadDir: log.payloads.dir, driver: log.driver as MaintenanceJob['driver'], stop: new SharedArrayBuffer(4),
+    heads: log.headFiles, ...extra,
+  };
   const outcome = existsSync(file) ? await runOnWorker(file, job, opts, log) : { ranOn: 'nowhere' as const };
   if (outcome.ranOn === 'worker') return outcome.result;
   // The worker could not start or open the log (no worker file, no worker threads, a driver that
@@ -113,7 +134,9 @@ function runOnWorker(file: string, job: MaintenanceJob, opts: BackgroundOptions,
       fn();
     };
     const onAbort = () => {
-      if (job.task !== 'verify' && opened) {
+      if (job.task === 'purge' && opened) {
+        return; // one transaction, already running: it finishes
+      } else if (job.task !== 'verify' && opened) {
         // Between two steps the worker sees this: a rebuild rolls back and reports a CancelledError,
         // a compaction ends with what it merged so far.
         Atomics.store(new Int32Array(job.stop), 0, 1);

@@ -15,15 +15,22 @@ import { PayloadStore } from './payloadStore';
 import { rebuildSearchIndex } from './rebuildIndex';
 import { compactSearchIndex } from './compactIndex';
 import { verifyLog } from './verify';
+import { purgeLog, type PurgeOptions } from './purge';
+import { publishHead } from './recovery';
+import { readMeta } from './chain';
 import { toWorkerError } from './workerErrors';
 
 export interface MaintenanceJob {
-  task: 'verify' | 'rebuildIndex' | 'compactIndex';
+  task: 'verify' | 'rebuildIndex' | 'compactIndex' | 'purge';
   path: string;
   payloadDir: string;
   driver: DriverName;
   /** Int32Array view: set to 1 to ask a rebuild or a compaction to stop between steps. */
   stop: SharedArrayBuffer;
+  /** The log's head files (`<db>.head.json`, then mirrors): compared by the check, written by a purge. */
+  heads?: string[];
+  /** What to purge (task 'purge'); patterns as source strings. */
+  purge?: Omit<PurgeOptions, 'headFiles' | 'patterns'> & { patterns?: string[] };
 }
 
 if (parentPort) {
@@ -41,7 +48,9 @@ if (parentPort) {
     const shouldStop = () => Atomics.load(stop, 0) !== 0;
     const result =
       job.task === 'verify'
-        ? verifyLog(db, payloads)
+        ? verifyLog(db, payloads, { headFiles: job.heads })
+        : job.task === 'purge'
+          ? purgeHere(db, payloads, job)
         : job.task === 'compactIndex'
           ? compactSearchIndex(db, { shouldStop })
           : rebuildSearchIndex(db, payloads, {
@@ -55,4 +64,13 @@ if (parentPort) {
   } finally {
     db?.close();
   }
+}
+
+/** A purge on this worker's connection; the new head goes to the head files like an append's. */
+function purgeHere(db: Database, payloads: PayloadStore, job: MaintenanceJob) {
+  if (!job.purge) throw new DatabaseError('purge job without a request');
+  const result = purgeLog(db, payloads, { ...job.purge, headFiles: job.heads });
+  const logId = readMeta(db, 'log_id');
+  if (logId) publishHead(job.heads ?? [], logId, result.head, (file, e) => result.warnings.push(`cannot record the log's head in ${file}: ${e instanceof Error ? e.message : String(e)}`));
+  return result;
 }

@@ -6,7 +6,7 @@
  * table and column names; change them only with a migration and a matching Python change.
  */
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Columns of the FTS5 index, in order. Weights for bm25() live in search/ranking. */
 export const FTS_COLUMNS = ['body', 'code', 'parts', 'headline'] as const;
@@ -28,6 +28,19 @@ export const FTS_TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '_'
  * Set when a log is opened for writing (configureIndex in eventLog.ts), so older logs get it too.
  */
 export const INDEX_BUFFER_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The triggers that make `events` append-only, exactly as SQLite stores them in `sqlite_schema`
+ * (it drops `IF NOT EXISTS`). `scroll check` reports one that is missing or altered, and any other
+ * trigger (one could silently drop or change inserts); opening for writing restores them and
+ * records what it found (an `integrity` event). A purge lifts them inside its own transaction.
+ */
+export const APPEND_ONLY_TRIGGERS: Readonly<Record<string, string>> = {
+  events_no_update:
+    "CREATE TRIGGER events_no_update BEFORE UPDATE ON events\nBEGIN SELECT RAISE(ABORT, 'scroll: the event log is append-only (UPDATE refused)'); END",
+  events_no_delete:
+    "CREATE TRIGGER events_no_delete BEFORE DELETE ON events\nBEGIN SELECT RAISE(ABORT, 'scroll: the event log is append-only (DELETE refused)'); END",
+};
 
 export const MIGRATIONS: ReadonlyArray<{ version: number; sql: string }> = [
   {
@@ -60,11 +73,8 @@ CREATE INDEX IF NOT EXISTS events_session_seq ON events(session, seq);
 CREATE INDEX IF NOT EXISTS events_kind_seq ON events(kind, seq);
 CREATE INDEX IF NOT EXISTS events_ts ON events(ts);
 
--- Append-only, enforced by SQLite itself, whoever the writer is.
-CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
-BEGIN SELECT RAISE(ABORT, 'scroll: the event log is append-only (UPDATE refused)'); END;
-CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
-BEGIN SELECT RAISE(ABORT, 'scroll: the event log is append-only (DELETE refused)'); END;
+-- Append-only, enforced by SQLite itself, whoever the writer is (APPEND_ONLY_TRIGGERS below).
+${Object.values(APPEND_ONLY_TRIGGERS).map((sql) => sql.replace('CREATE TRIGGER ', 'CREATE TRIGGER IF NOT EXISTS ') + ';').join('\n')}
 
 -- Derived full-text index; rowid = events.seq. Contentless: the text lives in events/payloads.
 CREATE VIRTUAL TABLE IF NOT EXISTS events_fts USING fts5(
@@ -73,6 +83,17 @@ CREATE VIRTUAL TABLE IF NOT EXISTS events_fts USING fts5(
   tokenize = "${"porter unicode61 remove_diacritics 2 tokenchars '_'"}"
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS events_vocab USING fts5vocab(events_fts, 'row');
+`,
+  },
+  {
+    // The hash chain (src/core/log/chain.ts): each event's sha256 over its stored columns and the
+    // previous event's hash. Rows from before this migration keep NULL; the event the migration
+    // appends (EventLog.open, in the same transaction) covers them, and `chain_start` in
+    // scroll_meta names it. `log_id` tells this log's head files from another log's.
+    version: 2,
+    sql: `
+ALTER TABLE events ADD COLUMN hash TEXT;
+INSERT OR IGNORE INTO scroll_meta(key, value) VALUES ('log_id', lower(hex(randomblob(16))));
 `,
   },
 ];

@@ -10,6 +10,7 @@ import type { Database } from '../db';
 import type { PayloadStore } from './payloadStore';
 import { errorMessage } from '../errors';
 import { isCorruptionError } from '../db/sqliteErrors';
+import { verifyChain, type ChainVerification } from './chain';
 import { payloadHygiene, type PayloadHygiene } from './payloadGc';
 
 /** Problems `quick_check` finds in the ordinary tables (virtual tables have no pages of their own). */
@@ -40,6 +41,8 @@ export interface LogVerification {
   payloads: { checked: number; missing: number[]; damaged: number[] };
   /** What to do about it, one sentence; empty when ok. */
   advice: string;
+  /** The hash chain, seq continuity, the append-only triggers, the head files (chain.ts). */
+  chain: ChainVerification;
   /**
    * Orphan payload files (no event references them) and stray temp files: a warning, not damage
    * (`ok` stays true; `scroll gc` removes them). Absent when there are none. See payloadGc.ts.
@@ -48,7 +51,7 @@ export interface LogVerification {
 }
 
 /** The full check. Reads only; `db` may be a read-only connection. */
-export function verifyLog(db: Database, payloads: PayloadStore): LogVerification {
+export function verifyLog(db: Database, payloads: PayloadStore, opts: VerifyOptions = {}): LogVerification {
   // What opening for writing judges (any finding there moves the file aside): the log is damaged.
   const pages = tableProblems(db);
   // Only on pages it passes does the unrestricted check add anything: page accounting, and FTS5's
@@ -93,7 +96,7 @@ export function verifyLog(db: Database, payloads: PayloadStore): LogVerification
   else if (index.length) advice.push('only the search index is damaged: `scroll reindex` rebuilds it from the events');
   if (missing.length || damaged.length) advice.push('events whose payload file is missing or damaged show their preview; the rest of the log is unaffected');
   const ok = !database.length && !index.length && !missing.length && !damaged.length;
-  return { ok, database, index, payloads: { checked: seen.size, missing, damaged }, advice: advice.join('; '), ...orphanReport(db, payloads) };
+  return withChain(db, opts, { ok, database, index, payloads: { checked: seen.size, missing, damaged }, advice: advice.join('; '), ...orphanReport(db, payloads) }, payloads);
 }
 
 /**
@@ -104,4 +107,56 @@ function orphanReport(db: Database, payloads: PayloadStore): { hygiene?: Payload
   const h = payloadHygiene(db, payloads.dir);
   const clean = !h.error && !h.orphans.files && !h.temps.files && !h.keptForMovedAsideLogs.files && !h.movedAside.length;
   return clean ? {} : { hygiene: h };
+}
+
+export interface VerifyOptions {
+  /** Head files to compare with the file (`<db>.head.json` first, then mirrors): EventLog.headFiles. */
+  headFiles?: string[];
+}
+
+/** Adds the chain's verdict (tamper evidence, chain.ts) to the rest of the check. */
+function withChain<T extends Omit<LogVerification, 'chain'>>(db: Database, opts: VerifyOptions, r: T, payloads?: PayloadStore): T & { chain: ChainVerification } {
+  let chain: ChainVerification;
+  try {
+    chain = verifyChain(db, { headFiles: opts.headFiles });
+    if (payloads) {
+      const left = purgeLeftovers(db, payloads);
+      if (left.length) chain = { ...chain, ok: false, problems: [...chain.problems, ...left] };
+    }
+  } catch (e) {
+    if (!isCorruptionError(e)) throw e;
+    // Damaged pages (reported above) stop the chain's walk too.
+    const text = `the chain could not be read to the end: ${errorMessage(e)}`;
+    chain = {
+      ok: false, chained: true, events: 0, chainStart: null, head: null, firstBad: null, badSeqs: [],
+      holes: { declared: [], undeclared: [] }, triggers: { missing: [], altered: [], unexpected: [] }, heads: [], recorded: [], problems: [text],
+    };
+  }
+  if (chain.ok) return { ...r, chain };
+  const first = chain.firstBad !== null ? ` (first bad seq: ${chain.firstBad})` : '';
+  const advice = `tamper evidence${first}: ${chain.problems[0]}${chain.problems.length > 1 ? ` (and ${chain.problems.length - 1} more)` : ''}; events that do not verify cannot be vouched for`;
+  return { ...r, ok: false, advice: r.advice ? `${r.advice}; ${advice}` : advice, chain };
+}
+
+/**
+ * Payload files a purge replaced that are still on disk (the purge was stopped between its commit
+ * and removing them): they still hold the purged text. Referenced again since? Then not a leftover.
+ */
+function purgeLeftovers(db: Database, payloads: PayloadStore): string[] {
+  const out: string[] = [];
+  const used = db.prepare('SELECT 1 FROM events WHERE payload = ? LIMIT 1');
+  for (const r of db.prepare("SELECT seq, meta FROM events WHERE kind = 'purge' ORDER BY seq").all() as { seq: number; meta: string }[]) {
+    let handles: unknown;
+    try {
+      handles = (JSON.parse(r.meta) as { removedPayloads?: unknown }).removedPayloads;
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(handles)) continue;
+    for (const h of handles) {
+      if (typeof h !== 'string' || !/^[0-9a-f]{64}$/.test(h) || !payloads.has(h) || used.get(h)) continue;
+      out.push(`the purge at seq ${r.seq} replaced payload ${payloads.pathFor(h)}, which is still there and still holds the purged text: remove it (scroll gc --grace 0 does)`);
+    }
+  }
+  return out;
 }

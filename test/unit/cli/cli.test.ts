@@ -58,7 +58,7 @@ test('ingest → stats/search/show/export → ingest again: identical events', (
     assert.equal(stats.sessions, 2);
     assert.equal(stats.payloads, 1);
     assert.ok(stats.bytes > 0);
-    assert.equal(stats.schema_version, 1);
+    assert.equal(stats.schema_version, 2);
     assert.match(ok(scroll(dir, ['stats'])).stdout, /events\s+5/);
 
     const search = JSON.parse(ok(scroll(dir, ['search', 'getUserById', '--json'])).stdout);
@@ -273,8 +273,9 @@ test('check: a healthy log exits 0; a missing and a damaged payload exit 1 namin
   withDir((dir) => {
     writeJsonl(join(dir, 'in.jsonl'), [...EVENTS, { kind: 'tool_result', role: 'tool', content: 'second big output\n'.repeat(800), session: 'alpha' }]);
     ok(scroll(dir, ['ingest', 'in.jsonl']));
-    const healthy = JSON.parse(ok(scroll(dir, ['check', '--json'])).stdout);
+    const { chain, ...healthy } = JSON.parse(ok(scroll(dir, ['check', '--json'])).stdout);
     assert.deepEqual(healthy, { ok: true, database: [], index: [], payloads: { checked: 2, missing: [], damaged: [] }, advice: '' });
+    assert.equal(chain.ok, true); // the tamper-evidence part (chain.test.ts)
     assert.match(ok(scroll(dir, ['check'])).stdout, /database\s+ok\nindex\s+ok\npayloads\s+2 checked/);
 
     const db = openDatabase(join(dir, '.scroll', 'scroll.db'), { readonly: true });

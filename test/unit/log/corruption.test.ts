@@ -34,13 +34,14 @@ test('a file of garbage bytes is moved aside (not deleted, not overwritten) and 
     assert.equal(warnings.length, 1);
     assert.ok(warnings[0].includes(log.recoveredFrom!), 'the message names the moved file');
     assert.match(warnings[0], /damaged/);
-    // The fresh log works.
-    assert.equal(log.append({ kind: 'note', role: 'system', content: 'fresh' }).seq, 1);
+    // The fresh log works; its first event records the recovery (nothing could be salvaged).
+    assert.equal(log.get(1)?.kind, 'recovery');
+    assert.equal(log.append({ kind: 'note', role: 'system', content: 'fresh' }).seq, 2);
     log.close();
     // Opening again: nothing more to recover.
     const again = EventLog.open({ workspace: ws, onWarning: (m) => warnings.push(m) });
     assert.equal(again.recoveredFrom, undefined);
-    assert.equal(again.maxSeq(), 1);
+    assert.equal(again.maxSeq(), 2);
     again.close();
     assert.equal(warnings.length, 1);
   });
@@ -60,7 +61,9 @@ test('a truncated database is detected and moved aside with its data intact', ()
     const reopened = EventLog.open({ workspace: ws, onWarning: (m) => warnings.push(m) });
     assert.ok(reopened.recoveredFrom);
     assert.deepEqual(readFileSync(reopened.recoveredFrom!), before);
-    assert.equal(reopened.maxSeq(), 0);
+    // The readable events were carried over with their seqs; the recovery event follows seq 2000.
+    assert.ok(reopened.recovery!.salvaged > 0);
+    assert.equal(reopened.maxSeq(), 2001);
     assert.equal(warnings.length, 1);
     reopened.close();
     // Two recoveries in a row never overwrite each other's files.
@@ -79,7 +82,7 @@ test('a tiny garbage file (under one header) is moved aside too', () => {
     const log = EventLog.open({ workspace: ws, onWarning: () => {} });
     assert.ok(log.recoveredFrom);
     assert.equal(readFileSync(log.recoveredFrom!, 'utf8'), 'definitely not sqlite');
-    assert.equal(log.append({ kind: 'note', role: 'system', content: 'ok' }).seq, 1);
+    assert.equal(log.append({ kind: 'note', role: 'system', content: 'ok' }).seq, 2); // 1: the recovery event
     log.close();
   });
 });
@@ -121,7 +124,7 @@ test('a damaged page inside the events table is found on open: the file is moved
       assert.ok(log.recoveredFrom, 'moved aside');
       assert.deepEqual(readFileSync(log.recoveredFrom!), bytes);
       assert.match(warnings[0], /damaged/);
-      assert.equal(log.maxSeq(), 0);
+      assert.equal(log.maxSeq(), 1501); // the intact events salvaged, then the recovery event
     } finally {
       log.close();
     }

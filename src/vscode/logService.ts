@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { EventLog } from '../core/log/eventLog';
+import { prepareLogFolder } from '../core/logFolder';
 import { errorText, msSince, out } from './output';
 import type { Settings } from './settings';
 
@@ -45,7 +46,7 @@ export class LogService implements vscode.Disposable {
     const t0 = performance.now();
     let log: EventLog;
     try {
-      if (!readonly) ensureScrollFolder(cfg.logPath);
+      if (!readonly) prepareLogFolder(path.dirname(cfg.logPath)); // `.scroll/` gets a .gitignore of `*`
       log = eventLogModule().EventLog.open({
         path: cfg.logPath,
         workspace: this.settings.workspace,
@@ -98,15 +99,5 @@ export class LogService implements vscode.Disposable {
   dispose(): void {
     this.close('Scroll is shutting down');
     for (const s of this.subscriptions) s.dispose();
-  }
-}
-
-/** `.scroll/` with a `.gitignore` of `*`, so the log never lands in version control. */
-function ensureScrollFolder(logPath: string): void {
-  const dir = path.dirname(logPath);
-  fs.mkdirSync(dir, { recursive: true });
-  if (path.basename(dir) === '.scroll') {
-    const ignore = path.join(dir, '.gitignore');
-    if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, '*\n');
   }
 }

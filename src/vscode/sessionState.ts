@@ -5,6 +5,7 @@
  * command targets: the @scroll session used last, else this window's own tools session.
  */
 import * as vscode from 'vscode';
+import { newSessionId } from '../core/sessionId';
 
 export interface SessionFigures {
   session: string;
@@ -17,8 +18,7 @@ export class SessionState implements vscode.Disposable {
   private activeId: string | undefined;
   private readonly figures = new Map<string, SessionFigures>();
   private readonly changed = new vscode.EventEmitter<void>();
-  /** The session scroll_exec runs in when another agent calls it before any @scroll turn. */
-  readonly toolsSession = `tools-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`;
+  private tools: string | undefined;
   /** @scroll requests answered in this window (tests wait on it). */
   turnsCompleted = 0;
 
@@ -32,6 +32,11 @@ export class SessionState implements vscode.Disposable {
   setActive(session: string): void {
     this.activeId = session;
     this.changed.fire();
+  }
+
+  /** The session scroll_exec runs in when another agent calls it before any @scroll turn (one per window). */
+  get toolsSession(): string {
+    return (this.tools ??= newSessionId('tools'));
   }
 
   execSession(): string {

@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { AgentProgress } from '../../core/agent/agentLoop';
 import { CancelledError } from '../../core/agent/errors';
+import { newSessionId } from '../../core/sessionId';
 import { MAX_RANGE_EVENTS, parseSeqSpec, renderEvents, renderHits } from '../history/eventMarkdown';
 import { renderIndexMarkdown } from '../history/evictionBlocks';
 import { sessionIndex } from '../history/historyQueries';
@@ -27,11 +28,6 @@ export interface ScrollChatMetadata {
   userSeq?: number;
   lastSeq?: number;
   command?: string;
-}
-
-export function newSessionId(): string {
-  const t = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `chat-${t}-${Math.random().toString(36).slice(2, 6)}`;
 }
 
 /** The session of the newest @scroll answer in this conversation, if any. */
@@ -78,7 +74,7 @@ export function registerChatParticipant(context: vscode.ExtensionContext, servic
   };
 
   const handler: vscode.ChatRequestHandler = async (request, chatContext, stream, token) => {
-    const session = (request.command === 'new' ? undefined : sessionFromHistory(chatContext)) ?? newSessionId();
+    const session = (request.command === 'new' ? undefined : sessionFromHistory(chatContext)) ?? newSessionId('chat');
     const meta = (extra: Partial<ScrollChatMetadata> = {}): { metadata: ScrollChatMetadata } => ({ metadata: { session, ...extra } });
     services.sessions.setActive(session);
     out.debug(`session ${session}: request${request.command ? ` /${request.command}` : ''} (${request.prompt.length} characters${request.model ? `, model ${request.model.vendor}/${request.model.id}` : ''})`);

@@ -2,10 +2,9 @@
  * The workspace event log: append-only, durable, searchable. The single source of truth; the FTS
  * index beside it is derived and can be rebuilt. See docs/ARCHITECTURE.md for the contract.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { openDatabase, isBusyError, isCorruptionError, type Database, type DriverChoice, type Statement } from '../db';
 import { DatabaseError, InvalidInputError, ReadonlyLogError, errorMessage } from '../errors';
@@ -22,6 +21,10 @@ import { sleepSync } from '../db/sqliteErrors';
 import { CHAINED_COLUMNS, GENESIS, HeadFiles, chainHash, chainTip, asStored, ensureChainStart, headFileFor, readMeta, type ChainHead } from './chain';
 import { recoverDamagedLog, removeStaleSalvage, repairOnOpen, type OpenRepair, type RecoveryReport } from './recovery';
 import { purgeLog, type PurgeOptions, type PurgeResult } from './purge';
+import { prepareLogFolder } from '../logFolder';
+import { newSessionId } from '../sessionId';
+import * as historyQueries from './historyQueries';
+import type { EvictionRow } from './eventMeta';
 
 export interface EventLogOptions {
   /** Database file. Default `<workspace>/.scroll/scroll.db`. */
@@ -117,10 +120,6 @@ interface EventRow {
 
 const SELECT_COLUMNS = 'seq, session, kind, role, name, content, payload, bytes, tokens, ts, step, tool_call_id, parent_seq, headline, meta';
 
-function defaultSession(): string {
-  const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, '').replace('T', '-');
-  return `s-${t}-${randomBytes(2).toString('hex')}`;
-}
 
 export class EventLog {
   readonly path: string;
@@ -167,7 +166,7 @@ export class EventLog {
     this.readonly = opts.readonly ?? false;
     this.payloads = new PayloadStore(payloadDir, this.readonly);
     this.recoveredFrom = recoveredFrom;
-    this.session = opts.session ?? defaultSession();
+    this.session = opts.session ?? newSessionId('s');
     const payloadThreshold = opts.payloadThreshold ?? 8192;
     this.preparer = new EventPreparer(redactor, this.payloads, payloadThreshold);
     this.preparerConfig = { redaction: redactor.options, payloadDir, payloadThreshold };
@@ -208,7 +207,7 @@ export class EventLog {
       }
       return new EventLog(db, redactor, opts, path, payloadDir);
     }
-    prepareFolder(dirname(path));
+    prepareLogFolder(dirname(path));
     removeStaleSalvage(path);
     const headFiles = [headFileFor(path), ...(opts.headMirrors ?? []).map((p) => resolve(p))];
     let recovery: RecoveryReport | undefined;
@@ -622,6 +621,26 @@ export class EventLog {
     return loadSearch()(this.db, query, opts);
   }
 
+  /** Eviction events (seq, session, meta) of a session, or of the whole log, oldest first. */
+  evictions(session?: string): EvictionRow[] {
+    return historyQueries.evictions(this, session);
+  }
+
+  /** The newest eviction event of a session (or of the log). */
+  lastEviction(session?: string): EvictionRow | undefined {
+    return historyQueries.lastEviction(this, session);
+  }
+
+  /** Seqs of a session's events, oldest first, optionally of some kinds only. */
+  sessionSeqs(session: string, kinds?: readonly string[]): number[] {
+    return historyQueries.sessionSeqs(this, session, kinds);
+  }
+
+  /** The session of the newest event. */
+  latestSession(): string | undefined {
+    return historyQueries.latestSession(this);
+  }
+
   sessions(): SessionInfo[] {
     const rows = this.db
       .prepare(
@@ -771,14 +790,6 @@ function loadSearch(): SearchModule['searchEvents'] {
   return searchModule.searchEvents;
 }
 
-function prepareFolder(dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  // Only the folder Scroll owns gets the ignore-everything file, not an arbitrary --db folder.
-  if (basename(dir) === '.scroll') {
-    const gi = join(dir, '.gitignore');
-    if (!existsSync(gi)) writeFileSync(gi, '*\n');
-  }
-}
 
 function readUserVersion(db: Database): number {
   return Number((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version);

@@ -133,7 +133,7 @@ async function rebuildSearchIndex(services: IntegrityServices): Promise<number |
 function logCheck(log: EventLog, r: CheckResult, took: string): void {
   const where = `${log.path}, up to seq ${log.maxSeq()}, on ${r.ranOn ?? 'the worker'}, ${took}`;
   if (r.ok) {
-    out.info(`history check: intact (${where}; ${r.payloads.checked} payload file(s) verified)`);
+    out.info(`history check: intact (${where}; ${r.payloads.checked} payload file(s) verified${r.hygiene ? `; ${r.hygiene.orphans.files} unreferenced payload file(s), ${r.hygiene.temps.files} temp file(s)` : ''})`);
     return;
   }
   out.warn(
@@ -141,7 +141,7 @@ function logCheck(log: EventLog, r: CheckResult, took: string): void {
       `payload files missing for ${r.payloads.missing.length} event(s)${r.payloads.missing.length ? ` (seq ${r.payloads.missing.slice(0, 20).join(', ')})` : ''}, ` +
       `damaged for ${r.payloads.damaged.length}${r.payloads.damaged.length ? ` (seq ${r.payloads.damaged.slice(0, 20).join(', ')})` : ''}`,
   );
-  for (const line of [...r.database, ...r.index].slice(0, 20)) out.warn(`history check: ${line}`);
+  for (const line of [...r.database, ...r.index, ...(r.chain?.problems ?? [])].slice(0, 30)) out.warn(`history check: ${line}`);
 }
 
 /** The progress notification's Cancel button as the AbortSignal core understands. */
@@ -174,8 +174,49 @@ function report(path: string, r: LogVerification): string {
     ``,
     r.payloads.damaged.length ? `Damaged for events: ${r.payloads.damaged.join(', ')}` : 'none damaged',
     ``,
+    `## History chain`,
+    ...chainReport(r),
+    ``,
+    `## Unreferenced files`,
+    ...hygieneReport(r),
+    ``,
     `## What to do`,
     editorAdvice(r),
     ``,
   ].join('\n');
+}
+
+/** The hash chain's findings: the first bad seq, holes, triggers, the head copies, the log's own records. */
+function chainReport(r: LogVerification): string[] {
+  const c = r.chain;
+  if (!c) return ['not checked'];
+  if (!c.chained) return ['no chain yet (an older log: it starts when the log is next opened for writing)'];
+  const lines = [c.ok ? `intact: ${c.events} events chained from seq ${c.chainStart ?? '—'} to the head at seq ${c.head?.seq ?? '—'}` : `**damaged from seq ${c.firstBad ?? '?'}**`];
+  for (const p of c.problems.slice(0, 50)) lines.push(`- ${escapeText(p)}`);
+  if (c.holes.declared.length) lines.push(`- holes declared by recovery events: ${c.holes.declared.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ')}`);
+  for (const h of c.heads) if (h.message) lines.push(`- head copy: ${escapeText(h.message)}`);
+  if (c.recorded.length) {
+    lines.push('', "The log's own records:");
+    for (const e of c.recorded.slice(-20)) lines.push(`- seq ${e.seq} · ${escapeText(e.kind)}: ${escapeText(e.summary)}`);
+  }
+  return lines;
+}
+
+/** Orphan payload files and stray temp files: a warning, not damage ("Scroll: Remove Unreferenced Payload Files" frees them). */
+function hygieneReport(r: LogVerification): string[] {
+  const h = r.hygiene;
+  if (!h) return ['none'];
+  const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(1)} MB`;
+  return [
+    `- ${h.orphans.files} payload file(s) no event references (${mb(h.orphans.bytes)}; ${h.orphans.young} written in the last hour)`,
+    `- ${h.temps.files} stray temp file(s)`,
+    ...(h.keptForMovedAsideLogs.files ? [`- ${h.keptForMovedAsideLogs.files} kept for moved-aside logs that could not be read in full`] : []),
+    '',
+    '"Scroll: Remove Unreferenced Payload Files" (or `scroll gc`) removes them once they are older than the grace period.',
+  ];
+}
+
+/** A finding's words as Markdown text (they name paths and seqs; nothing in them is markup). */
+function escapeText(t: string): string {
+  return t.replace(/([\\`*\[\]<>_])/g, '\\$1');
 }

@@ -4,6 +4,7 @@
  * workspace becomes trusted (the next use opens it again with the new settings). `onDidChange`
  * fires when it opens, closes or something was appended (the panel and the document tabs refresh).
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -24,7 +25,11 @@ export class LogService implements vscode.Disposable {
 
   readonly onDidChange = this.changed.event;
 
-  constructor(private readonly settings: Settings) {
+  /** `storageDir`: the editor's storage for this workspace, which keeps a copy of the log's head (seq + hash) outside the log's folder. */
+  constructor(
+    private readonly settings: Settings,
+    private readonly storageDir?: string,
+  ) {
     this.subscriptions = [
       this.changed,
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -52,6 +57,7 @@ export class LogService implements vscode.Disposable {
         workspace: this.settings.workspace,
         redact: cfg.redact,
         readonly,
+        headMirrors: this.headMirrors(cfg.logPath),
         onWarning: (m) => out.warn(`log: ${m}`),
       });
     } catch (e) {
@@ -64,12 +70,29 @@ export class LogService implements vscode.Disposable {
       `log opened: ${cfg.logPath} (${log.driver}${readonly ? ', read-only: the workspace is not trusted' : ''}; ` +
         `events up to seq ${log.maxSeq()}; redaction ${cfg.redact ? 'on' : 'off'}; ${msSince(t0)})`,
     );
-    if (log.recoveredFrom) {
-      out.warn(`log: the file was damaged and moved aside to ${log.recoveredFrom}; a new log was started`);
-      void vscode.window.showWarningMessage(`Scroll: the log was damaged and moved aside to ${log.recoveredFrom}; a new log was started.`);
+    if (log.recovery) {
+      out.warn(`log: ${log.recovery.message}`);
+      void vscode.window.showWarningMessage(`Scroll: ${log.recovery.message}`);
+    } else if (log.recoveredFrom) {
+      out.warn(`log: the file was damaged and moved aside to ${log.recoveredFrom}`);
+      void vscode.window.showWarningMessage(`Scroll: the log was damaged and moved aside to ${log.recoveredFrom}.`);
+    }
+    if (log.repaired) {
+      out.warn(`log: ${log.repaired.message}`);
+      void vscode.window.showWarningMessage(`Scroll: ${log.repaired.message}`);
     }
     this.changed.fire();
     return log;
+  }
+
+  /**
+   * Where the editor keeps its copy of the log's head: a chain inside the file can be recomputed by
+   * whoever can write the file, so a copy outside the log's folder makes a rewritten or cut tail visible.
+   */
+  headMirrors(logPath: string): string[] {
+    if (!this.storageDir) return [];
+    const key = createHash('sha256').update(path.resolve(logPath)).digest('hex').slice(0, 16);
+    return [path.join(this.storageDir, 'heads', `${key}.head.json`)];
   }
 
   /** The log if it was opened already or exists on disk; undefined when there is no history yet. */

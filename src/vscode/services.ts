@@ -33,7 +33,7 @@ export class ScrollServices implements vscode.Disposable {
 
   constructor(context: vscode.ExtensionContext) {
     this.settings = new Settings(context.globalStorageUri.fsPath);
-    this.logs = new LogService(this.settings);
+    this.logs = new LogService(this.settings, (context.storageUri ?? context.globalStorageUri).fsPath);
     this.kernels = new KernelPool(this.settings, this.logs, context.extensionPath);
     this.sessions = new SessionState();
     const fire = () => this.changed.fire();

@@ -8,12 +8,17 @@ import { InvalidInputError, errorMessage } from '../errors';
 import { buildIndexDocument, type IndexDocument } from '../search/indexText';
 import { estimateTokens, type NewEvent } from '../types';
 import type { PayloadStore } from './payloadStore';
-import type { Redactor, RedactionOptions } from './redaction';
+import { REDACTION_RULESET_VERSION, type Redactor, type RedactionOptions } from './redaction';
 
 /** Characters of content the event row keeps when the full text lives in the payload store. */
 export const PREVIEW_CHARS = 512;
 
-/** One event, ready for the INSERT: every field checked, every string redacted. */
+/**
+ * One event, ready for the INSERT: every field checked, every string redacted: content, headline
+ * and meta values as text (`[REDACTED:<type>]`), session, kind, role, name, tool call id and meta
+ * keys as identifiers (`[REDACTED:<type>:<tag>]`, distinct for distinct secrets). With redaction
+ * on, `meta.redaction` records the rule set (REDACTION_RULESET_VERSION).
+ */
 export interface PreparedEvent {
   session: string;
   kind: string;
@@ -89,8 +94,8 @@ export class EventPreparer {
       if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new InvalidInputError(`${where}: "${field}" must be an integer`);
       return v;
     };
-    const session = optString(e.session, 'session') ?? defaultSession;
-    if (session.length === 0) throw new InvalidInputError(`${where}: "session" must not be empty`);
+    const givenSession = optString(e.session, 'session') ?? defaultSession;
+    if (givenSession.length === 0) throw new InvalidInputError(`${where}: "session" must not be empty`);
     let ts = optString(e.ts, 'ts');
     if (ts === null) ts = new Date().toISOString();
     else if (!ISO_TS.test(ts) || Number.isNaN(Date.parse(ts))) throw new InvalidInputError(`${where}: "ts" must be an ISO 8601 time (got "${ts.slice(0, 40)}")`);
@@ -101,10 +106,13 @@ export class EventPreparer {
     const content = r.redact(e.content);
     const headline = optString(e.headline, 'headline');
     const name = optString(e.name, 'name');
+    const toolCallId = optString(e.toolCallId, 'toolCallId');
     let meta: Record<string, unknown>;
     let metaJson: string;
     try {
+      // A new object when redaction is on (keys redacted too), so the caller's is never changed.
       meta = r.redactValue(e.meta ?? {});
+      if (r.enabled) meta.redaction = REDACTION_RULESET_VERSION;
       metaJson = JSON.stringify(meta);
     } catch (err) {
       throw new InvalidInputError(`${where}: "meta" is not JSON-serialisable: ${errorMessage(err)}`);
@@ -117,10 +125,10 @@ export class EventPreparer {
       stored = cutPreview(content);
     }
     return {
-      session,
-      kind: e.kind,
-      role: e.role,
-      name: name === null ? null : r.redact(name),
+      session: r.redactId(givenSession),
+      kind: r.redactId(e.kind),
+      role: r.redactId(e.role),
+      name: name === null ? null : r.redactId(name),
       content,
       stored,
       payload,
@@ -128,7 +136,7 @@ export class EventPreparer {
       tokens: estimateTokens(content),
       ts,
       step: optInt(e.step, 'step'),
-      toolCallId: optString(e.toolCallId, 'toolCallId'),
+      toolCallId: toolCallId === null ? null : r.redactId(toolCallId),
       parentSeq: optInt(e.parentSeq, 'parentSeq'),
       headline: headline === null ? null : r.redact(headline),
       meta,

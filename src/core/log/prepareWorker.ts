@@ -14,6 +14,8 @@ if (parentPort) {
   const port = parentPort;
   const config = workerData as PreparerConfig;
   const payloads = new PayloadStore(config.payloadDir);
+  // The writer's redaction options, key included (or the log's key file): the identifier markers
+  // (session, name, tool call id, meta keys) come out the same here as on the writer's thread.
   const preparer = new EventPreparer(new Redactor(config.redaction), payloads, config.payloadThreshold);
   port.on('message', (req: Request) => {
     if ('flush' in req) {

@@ -1,27 +1,49 @@
 /**
- * Secret redaction. Runs on everything an event carries (content, headline, name, meta values)
- * before any byte reaches the database, its WAL or the payload store: a lossless log must not
- * become a plaintext credential dump. Matches are replaced by `[REDACTED:<type>]`.
+ * Secret redaction. Runs on every string an event carries (content, headline, name, session, kind,
+ * role, tool call id, meta keys and values) before any byte reaches the database, its WAL or the
+ * payload store: a lossless log must not become a plaintext credential dump. A secret in text
+ * becomes `[REDACTED:<type>]`; in an identifier field (session, name, tool call id, kind, role, a
+ * meta key) it becomes `[REDACTED:<type>:<12 hex>]`, a keyed HMAC-SHA256 of the secret, so two
+ * different secrets never merge two sessions and a tool call stays paired with its result.
+ *
+ * The rules (docs/ARCHITECTURE.md, "Redaction"): private keys of every kind; tokens with a
+ * vendor's prefix or shape; `<secret name> <separator> <value>` anywhere in a line (code, shell,
+ * headers, YAML/TOML/JSON/XML, .env, command flags), where the name is split into words and the
+ * value must be a literal (not a placeholder, a reference, a type or code); credentials in URLs of
+ * any scheme; Authorization headers; a few commands' password flags; Kubernetes Secret data.
+ * A pre-test of two scans over a text (the rules' triggers) decides which rules run, if any: most
+ * text holds no secret.
  */
+import { createHmac, randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { InvalidInputError, errorMessage } from '../errors';
+
+/** Goes into every redacted event's `meta.redaction`: bump it whenever the rules change what they catch. */
+export const REDACTION_RULESET_VERSION = '2';
+
+/** Builds the text that replaces `secret` (found by a rule of `type`). */
+export type Marker = (type: string, secret: string) => string;
 
 export interface RedactionRule {
   /** Goes into the marker: `[REDACTED:<type>]`. */
   type: string;
-  pattern: RegExp;
+  /** A rule is either a pattern (global)… */
+  pattern?: RegExp;
   /**
    * Index of the capture group that holds the secret; the text around it is kept (e.g. the
    * variable name in `API_KEY=…`). Omitted: the whole match is the secret.
    */
   secretGroup?: number;
-  /**
-   * Cheap pre-tests: the rule's regex only runs when one of these exact substrings, or a match
-   * of `triggerPattern`, is present (most text holds no secret, and redaction runs on all of it).
-   */
-  triggers?: string[];
-  triggerPattern?: RegExp;
   /** Matched values this returns true for are not secrets after all (numbers, references). */
   keep?: (secret: string) => boolean;
+  /** …or a function that returns the text with its secrets replaced by `mark(type, secret)`. */
+  apply?: (text: string, mark: Marker) => string;
+  /**
+   * Cheap pre-test (no g/y flag): the rule only runs on a text this matches. Its source is also
+   * part of the scans that decide which rules run, so it must not use capture groups or
+   * backreferences. Omitted (an extra pattern): the rule runs on every text.
+   */
+  trigger?: RegExp;
 }
 
 export interface RedactionOptions {
@@ -29,140 +51,1019 @@ export interface RedactionOptions {
   enabled?: boolean;
   /** Extra rules, applied after the built-in ones. A string is compiled with flags `g`. */
   extraPatterns?: Array<{ type: string; pattern: RegExp | string }>;
+  /**
+   * The key of the identifier markers' HMAC (at least 16 bytes). Without it, `keyFile` is read,
+   * or created (32 random bytes, hex, mode 0600) the first time an identifier holds a secret.
+   * Without either, a random key per Redactor: markers are then stable only within one process.
+   */
+  key?: Uint8Array;
+  /** Where the log keeps its key, beside the database (e.g. `.scroll/redaction.key`). */
+  keyFile?: string;
 }
 
-/** Words that make a `NAME=value` line's value a secret (regex source, matched case-insensitively). */
-const SECRET_NAME_WORDS = ['SECRET', 'TOKEN', 'PASSWORD', 'PASSWD', 'PASSPHRASE', 'API_?KEY', 'ACCESS_?KEY', 'PRIVATE', 'CREDENTIALS?', 'AUTH_?KEY', 'CLIENT_?SECRET'];
-
-/** Names in `NAME=value` lines that mark the value as a secret. */
-const SECRET_NAME = String.raw`(?:[A-Za-z_][A-Za-z0-9_.-]*?)?(?:${SECRET_NAME_WORDS.join('|')})[A-Za-z0-9_.-]*`;
-
-/**
- * One case-insensitive scan shared by every rule keyed on a word (most text has none of them):
- * the secret-name words themselves, so it cannot miss a name the rules know, plus `Bearer`. (A
- * hand-written list once missed PASSPHRASE; a bare `key` made every text naming `getKeyName` run
- * the line rules.)
- */
-const SECRET_WORD_HINT = new RegExp([...SECRET_NAME_WORDS, 'BEARER'].join('|'), 'i');
-
-export const BUILTIN_RULES: readonly RedactionRule[] = [
-  {
-    type: 'private_key',
-    pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g,
-    triggers: ['PRIVATE KEY'],
-  },
-  { type: 'aws_access_key', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b/g, triggers: ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'AIDA', 'AROA'] },
-  {
-    type: 'aws_secret_key',
-    pattern: /(aws_?secret(?:_?access)?_?key["']?\s*[:=]\s*["']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
-    secretGroup: 2,
-    triggerPattern: SECRET_WORD_HINT,
-  },
-  { type: 'github_token', pattern: /\bgh[pousr]_[A-Za-z0-9]{30,255}\b/g, triggers: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'] },
-  { type: 'github_token', pattern: /\bgithub_pat_[A-Za-z0-9_]{22,255}/g, triggers: ['github_pat_'] },
-  { type: 'anthropic_key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g, triggers: ['sk-ant-'] },
-  // A digit somewhere: real keys always have one, long hyphenated words (`sk-learn-…`) do not.
-  { type: 'openai_key', pattern: /\bsk-(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{20,}/g, triggers: ['sk-'] },
-  { type: 'slack_token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, triggers: ['xox'] },
-  { type: 'slack_webhook', pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+/g, triggers: ['hooks.slack.com'] },
-  { type: 'google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g, triggers: ['AIza'] },
-  { type: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, triggers: ['eyJ'] },
-  {
-    type: 'bearer_token',
-    pattern: /(\bAuthorization["']?\s*[:=]\s*["']?Bearer\s+)([A-Za-z0-9._~+/=-]{16,})/gi,
-    secretGroup: 2,
-    triggerPattern: SECRET_WORD_HINT,
-  },
-  {
-    type: 'url_password',
-    pattern: /(\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"'<>]+:)([^\s@/"'<>]+)(@)/g,
-    secretGroup: 2,
-    triggers: ['://'],
-  },
-  {
-    // env files, shell exports, YAML/INI, code: a secret-looking name at the start of a line,
-    // then a quoted value (a trailing `,`/`;` and comment are kept)…
-    type: 'secret',
-    pattern: new RegExp(String.raw`^([ \t]*(?:export[ \t]+)?["']?${SECRET_NAME}["']?[ \t]*[=:][ \t]*)("[^"\n]+"|'[^'\n]+')([ \t]*[,;]?[ \t]*(?:(?:#|//).*)?)$`, 'gim'),
-    secretGroup: 2,
-    triggerPattern: SECRET_WORD_HINT,
-    keep: notASecretValue,
-  },
-  {
-    // …or an unquoted value up to the end of the line or a comment.
-    type: 'secret',
-    pattern: new RegExp(String.raw`^([ \t]*(?:export[ \t]+)?["']?${SECRET_NAME}["']?[ \t]*[=:][ \t]*)([^\s"'#][^\n#]*?)([ \t]*(?:#.*)?)$`, 'gim'),
-    secretGroup: 2,
-    triggerPattern: SECRET_WORD_HINT,
-    keep: notASecretValue,
-  },
-  {
-    // JSON: "api_key": "value"
-    type: 'secret',
-    pattern: new RegExp(String.raw`("${SECRET_NAME}"[ \t]*:[ \t]*)("[^"\n]{4,}")`, 'gi'),
-    secretGroup: 2,
-    triggerPattern: SECRET_WORD_HINT,
-    keep: notASecretValue,
-  },
-];
-
-/**
- * `max_tokens: 100`, `API_KEY=$API_KEY`, `password: null`, and code such as `token: opts.token,`
- * or `apiKey: getKey(),` name a secret but do not hold one. A bare word (`PASSWORD=hunter2`)
- * or a quoted string is treated as a secret.
- */
-function notASecretValue(value: string): boolean {
-  const v = value.trim();
-  if (v.length < 3) return true;
-  if (/^(?:[-+]?\d+(?:\.\d+)?|true|false|null|none|undefined|\*+|<[^>]*>|\[REDACTED:[^\]]*\])$/i.test(v.replace(/^["']|["']$/g, ''))) return true;
-  // Variable references: $X, ${X}, ${{ secrets.X }}, %X%, process.env.X, os.environ["X"].
-  if (/^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\{\{[^}]*\}\}|%[A-Za-z_][A-Za-z0-9_]*%)$/.test(v)) return true;
-  if (/^(?:process\.env|os\.environ|import\.meta\.env)\b/.test(v)) return true;
-  // Unquoted code: a member access or call, or a name followed by `,`/`;` (object literals, arguments).
-  const code = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[[^\]\n]*\])*(\([^)\n]*\))?\s*([,;])?$/.exec(v);
-  return code !== null && (v.includes('.') || v.includes('[') || code[1] !== undefined || code[2] !== undefined);
-}
+// ---------------------------------------------------------------------------------------------
+// Value tests shared by the rules
 
 const MARKER_PREFIX = '[REDACTED:';
 
-/** One rule's replacements in `text`, with no pre-test: every match of its pattern is looked at. */
-export function applyRule(text: string, rule: RedactionRule): string {
-  const marker = `${MARKER_PREFIX}${rule.type}]`;
-  rule.pattern.lastIndex = 0;
-  if (rule.secretGroup === undefined) return text.replace(rule.pattern, marker);
-  const at = rule.secretGroup - 1;
-  return text.replace(rule.pattern, (...m: unknown[]) => {
-    const groups = m.slice(1, -2) as (string | undefined)[];
-    const secret = groups[at] ?? '';
-    if (secret.includes(MARKER_PREFIX) || rule.keep?.(secret)) return m[0] as string;
-    return groups.map((g, i) => (i === at ? marker : g ?? '')).join('');
+function shannon(s: string): number {
+  const counts = new Map<number, number>();
+  for (let i = 0; i < s.length; i++) counts.set(s.charCodeAt(i), (counts.get(s.charCodeAt(i)) ?? 0) + 1);
+  let h = 0;
+  for (const n of counts.values()) {
+    const p = n / s.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+/**
+ * Whether `v` looks machine-generated (a key, token or digest) rather than written by a person:
+ * at least two of lower case, upper case and digits, short runs of each (identifiers such as
+ * `getUserByIdAndName` are made of words) and some entropy.
+ */
+export function looksRandom(v: string, minLength = 16): boolean {
+  if (v.length < minLength || /\s/.test(v)) return false;
+  const words = v.match(/[A-Z]?[a-z]+|[A-Z]+|\d+/g);
+  if (!words) return false;
+  if ((/[a-z]/.test(v) ? 1 : 0) + (/[A-Z]/.test(v) ? 1 : 0) + (/\d/.test(v) ? 1 : 0) < 2) return false;
+  let alnum = 0;
+  for (const w of words) alnum += w.length;
+  if (alnum < v.length * 0.6) return false;
+  return alnum / words.length < 2.7 && shannon(v) >= 3.2;
+}
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const HEX_DIGEST = /^(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}|[0-9A-F]{32}|[0-9A-F]{40}|[0-9A-F]{64})$/;
+
+/** Placeholders, references and empty values: `${X}`, `<password>`, `****`, `{{ .Values.x }}`, `your-api-key`. */
+const PLACEHOLDER = new RegExp(
+  String.raw`^(?:|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$\([^)]*\)|%[A-Za-z_][A-Za-z0-9_]*%|%\(?[A-Za-z_]*\)?[sd]|\{\{[^}]*\}\}` +
+    String.raw`|\{[A-Za-z_][\w.]*\}|<[^<>]*>|\[[A-Za-z _.-]*\]|\*+|[xX]{3,}|•+|\.{2,}|…|\?|:[A-Za-z_]\w*|@[A-Za-z_]\w*@?` +
+    String.raw`|[-_]+|redacted|change[-_]?me|changeit|replace[-_]?me|placeholder|null|nil|none|undefined|true|false|yes|no|on|off|` +
+    String.raw`required|optional|hidden|masked|secret|password|passwd|pass|pwd|pw|token|passphrase|string|str|env|bearer|basic|digest|negotiate|ntlm|\[REDACTED:[^\]]*\])$`,
+  'i',
+);
+/** `your-api-key`, `<YOUR_TOKEN>`, `INSERT_KEY_HERE`, `enter your password`. */
+const PLACEHOLDER_WORDS = /^(?:your|enter|insert|paste|replace)[-_ .]?(?:own[-_ ])?(?:[a-z]+[-_ ]?){0,4}$|[-_ ](?:here|goes[-_ ]here)$/i;
+/** References to where a secret lives, not the secret: env lookups, vault paths, ARNs, files. */
+const REFERENCE = /^(?:process\.env\b|os\.environ\b|os\.getenv\b|import\.meta\.env\b|System\.getenv\b|Environment\.GetEnvironmentVariable\b|ENV\[|env\(|getenv\(|secrets\.|vault:|arn:aws:|file:|env:|keyring:|op:\/\/|awssm:|gcpsm:|azkv:|\/run\/secrets\/|\/var\/run\/secrets\/|sm:\/\/)/;
+/** Interpolation inside a literal: `"Bearer ${token}"`, `f"{key}"`, `"{{ x }}"`. */
+const INTERPOLATION = /\$\{|\{\{|\$\(|#\{|%\(|\{[A-Za-z_][\w.]*\}|\{\d*\}|%[-#0 +]*\d*(?:\.\d+)?[sdifrxXo](?![A-Za-z0-9])/;
+/** A file path (`/etc/app/key.pem`, `~/.ssh/id_rsa`, `C:\keys\a.pfx`, `./secret.txt`). */
+const PATH = /^(?:~?\/|\.{1,2}\/|[A-Za-z]:\\)[\w.\/\\ ~@+-]*$/;
+/** Types in annotations: `string`, `str | None`, `Optional[str]`, `Buffer`, `SecretStr`, `[]byte`, `&str`. */
+const TYPE_WORDS = new Set([
+  'string', 'str', 'number', 'int', 'integer', 'float', 'bool', 'boolean', 'bytes', 'bytearray', 'buffer', 'any', 'unknown',
+  'object', 'void', 'never', 'null', 'undefined', 'none', 'optional', 'union', 'list', 'dict', 'record', 'array', 'map',
+  'promise', 'secretstr', 'secretbytes', 'char', 'byte', 'uint8array', 'readonly', 'typeof', 'keyof', 'function',
+  'callable', 'u8', 'vec', 'option', 'box', 'arc', 'rc', 'cow', 'securestring', 'text', 'varchar', 'blob', 'json', 'jsonb',
+]);
+
+function isTypeAnnotation(v: string): boolean {
+  const t = v.replace(/[;,]$/, '').trim();
+  if (t.length === 0) return false;
+  // `[]byte`, `*string`, `&str`, `&'a str`, `?string`, `Option<String>`, `string | undefined`, `() => string`.
+  if (/^(?:\[\]|\*|&(?:'[a-z]+\s+)?|\?|readonly\s+|mut\s+)+[A-Za-z_]/.test(t)) return true;
+  if (/=>|\bkeyof\b|\btypeof\b/.test(t)) return true;
+  const parts = t.split(/\s*\|\s*/);
+  return parts.every((p) => {
+    const base = p.replace(/(?:\[\])+$/, '').replace(/[<[].*[>\]]$/, '').replace(/\?$/, '');
+    if (TYPE_WORDS.has(base.toLowerCase())) return true;
+    // PascalCase letters only (a class or interface name), possibly dotted: `Token`, `crypto.KeyObject`.
+    return /^(?:[A-Za-z_]\w*\.)*[A-Z][a-z]+(?:[A-Z][a-z]*)*$/.test(base) || /^['"][^'"]*['"]$/.test(base);
   });
 }
 
-function prefilter(rules: RedactionRule[]): { triggers: RegExp; patterns: RegExp[] } {
-  const words = [...new Set(rules.flatMap((r) => r.triggers ?? []))];
-  const escape = (w: string) => w.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-  // A regex that matches nothing when no rule has trigger words.
-  const triggers = words.length ? new RegExp(words.map(escape).join('|')) : /(?!)/;
-  const patterns = [...new Set(rules.flatMap((r) => (r.triggerPattern ? [r.triggerPattern] : [])))];
-  // A pattern with the g or y flag keeps state between test() calls; the rules' pre-tests do not.
-  for (const p of patterns) if (p.global || p.sticky) throw new Error(`redaction trigger pattern ${p} must not have the g or y flag`);
-  return { triggers, patterns };
+/** Unquoted code rather than a literal: calls, member access, operators, keywords. */
+function isCode(v: string): boolean {
+  // a call whose arguments go on below: `creds = LoadCredential(account,`
+  if (/^(?:[A-Za-z_$][\w$]*(?:\.|::|->))*[A-Za-z_$][\w$]*\(/.test(v)) return true;
+  // a regex literal
+  if (/^\/.+\/[dgimsuyv]*[;,]?$/.test(v) && /[\\[\]()*+?|^$]/.test(v)) return true;
+  if (/^(?:new|await|yield|typeof|function|lambda|async|return|not|this|self|cls|super)\b/.test(v)) return true;
+  if (/^[!~(]|\|\||&&|\?\?|\s[-+*/?:]\s|^\[|^\{/.test(v)) return true;
+  // a member access first, then anything: `t.tokens.length-1`, `self.token or ''`, `opts.key!`
+  const member = /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+/.exec(v);
+  if (member && !member[0].split(/\??\./).some((p) => looksRandom(p, 10))) return true;
+  // a.b.c, a?.b, a[0], f(x), a.b(c)
+  const code = /^[A-Za-z_$][\w$]*(?:(?:\?\.|\.|::|->)[A-Za-z_$][\w$]*|\[[^\]\n]*\])*(?:\([^\n]*\))?[;,]?$/.exec(v);
+  if (code === null) return false;
+  if (v.includes('(') || v.includes('[') || v.includes('::') || v.includes('->') || v.includes('?.')) return true;
+  // A dotted name is code unless its parts look generated (`pat.Ab3dE…`, `key.secretpart`).
+  return v.includes('.') && !v.split(/[.;,]/).some((p) => looksRandom(p, 10));
 }
+
+/** `^9.0.0`, `~1.2`, `>=2.0.0-rc.1`, `v1.4.2`: versions (package.json dependencies named `jsonwebtoken`, `secretlint`). */
+const VERSION = /^(?:[\^~<>=]|>=|<=)*v?\d+(?:\.(?:\d+|x|\*)){1,3}(?:[-+][\w.-]+)?$/;
+
+/** What no rule treats as a secret whatever the name says. */
+function notALiteral(v: string): boolean {
+  return VERSION.test(v) || PLACEHOLDER.test(v) || PLACEHOLDER_WORDS.test(v) || REFERENCE.test(v) || INTERPOLATION.test(v) || v.includes(MARKER_PREFIX) || /\*{4,}|•{3,}/.test(v);
+}
+
+/** A value that is hard to take for prose: a digit, a symbol or mixed case, and 6 characters or more. */
+function secretLike(v: string): boolean {
+  if (v.length < 6 || /\s/.test(v)) return false;
+  if (/^[A-Za-z]+$/.test(v) && !/[a-z][A-Z]/.test(v)) return false; // a word
+  if (/^[-+]?\d+(?:\.\d+)?$/.test(v)) return false;
+  return /[0-9]/.test(v) || /[^A-Za-z0-9]/.test(v) || /[a-z][A-Z]/.test(v);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names: which `name = value` assignments hold a secret
+
+type Strength = 'strong' | 'weak' | 'none';
+
+/** Words that make a name a secret's whatever precedes them. */
+const STRONG_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'pass', 'secret', 'token', 'credential', 'credentials', 'creds', 'private', 'apikey', 'accesskey', 'secretkey', 'privatekey', 'authkey', 'clientsecret', 'authtoken', 'accesstoken', 'refreshtoken', 'apitoken', 'sessiontoken', 'pgpassword', 'dockerconfigjson', 'dockercfg', 'storepass', 'keypass', 'passin', 'passout', 'keystorepass', 'truststorepass', 'srcstorepass', 'deststorepass', 'passcode', 'authorization', 'requirepass', 'masterauth', 'masterpass']);
+/** Segments ending in one of these are strong too (`PGPASSWORD`, `GHTOKEN`, `mysecret`). */
+const STRONG_SUFFIXES = ['password', 'passwd', 'passphrase', 'secret', 'token', 'apikey', 'accesskey', 'secretkey', 'privatekey'];
+/** Words after which `key` is a secret: `ENCRYPTION_KEY`, `stripeKey`, `AccountKey`. */
+const SECRET_KEY_QUALIFIERS = new Set(['api', 'access', 'secret', 'private', 'auth', 'master', 'encryption', 'encrypt', 'decryption', 'signing', 'sign', 'account', 'shared', 'license', 'licence', 'app', 'application', 'service', 'subscription', 'deploy', 'ssh', 'gpg', 'pgp', 'hmac', 'aes', 'crypt', 'crypto', 'cipher', 'session', 'client', 'consumer', 'stripe', 'webhook', 'jwt', 'root', 'admin', 'write', 'read', 'ingest', 'ingestion', 'management', 'user', 'personal', 'security', 'storage', 'primary', 'secondary', 'server', 'device', 'vault', 'kms', 'wrapping', 'data', 'recovery', 'backup', 'dev', 'prod', 'live', 'test']);
+/** Words before `key`/`token`/`secret`/`password` that make it something else. */
+const NEGATING_QUALIFIERS = new Set([
+  // keys of data structures
+  'public', 'pub', 'foreign', 'sort', 'partition', 'cache', 'lookup', 'dict', 'object', 'row', 'column', 'react', 'unique', 'composite', 'natural', 'surrogate', 'idempotency', 'dedup', 'dedupe', 'group', 'message', 'event', 'hash', 'range', 'index', 'i18n', 'translation', 'locale', 'route', 'query', 'search', 'state', 'registry', 'shortcut', 'hot', 'press', 'next', 'prev', 'previous', 'last', 'first', 'parent', 'child', 'node', 'item', 'entry', 'element', 'field', 'table', 'attr', 'attribute', 'property', 'prop', 'map', 'name', 'type', 'kind', 'tag', 'label', 's3', 'bucket', 'blob', 'asset', 'primary_key', 'sequence', 'schema', 'idx', 'cursor', 'sort_key',
+  // tokens that are not credentials: LLM and lexer tokens, pagination, design tokens
+  'max', 'min', 'total', 'num', 'count', 'prompt', 'completion', 'input', 'output', 'context', 'reasoning', 'cached', 'page', 'continuation', 'pagination', 'sync', 'resume', 'cancellation', 'cancel', 'lexer', 'parser', 'syntax', 'ast', 'design', 'color', 'colour', 'theme', 'spacing', 'font', 'special', 'start', 'end', 'eos', 'bos', 'pad', 'unk', 'sep', 'mask', 'cls', 'vocab', 'word', 'sub', 'subword', 'byte', 'char', 'stop', 'new_token', 'added', 'image', 'audio', 'video', 'tool', 'thinking', 'expected', 'unexpected', 'current', 'peek', 'lookahead',
+  // booleans and settings about a secret
+  'is', 'has', 'show', 'hide', 'use', 'no', 'require', 'requires', 'required', 'forgot', 'forgotten', 'reset', 'toggle', 'with', 'without', 'allow', 'enable', 'disable', 'needs', 'need', 'verify', 'validate', 'check', 'generate', 'get', 'set', 'read', 'write', 'load', 'save', 'store', 'fetch', 'create', 'delete', 'remove', 'rotate', 'refresh_interval',
+]);
+/** Words after the secret word that describe it instead of holding it: `TOKEN_LIMIT`, `passwordField`, `api_key_header`. */
+const METADATA_WORDS = new Set([
+  'name', 'names', 'id', 'ids', 'type', 'types', 'kind', 'field', 'fields', 'label', 'labels', 'prompt', 'placeholder', 'hint', 'help', 'description', 'desc', 'title', 'text', 'message', 'messages', 'msg', 'error', 'errors', 'err', 'length', 'len', 'size', 'count', 'limit', 'limits', 'max', 'min', 'num', 'number', 'url', 'urls', 'uri', 'endpoint', 'endpoints', 'path', 'paths', 'file', 'files', 'filename', 'dir', 'directory', 'folder', 'env', 'var', 'variable', 'header', 'headers', 'param', 'params', 'parameter', 'arg', 'args', 'argument', 'option', 'options', 'opt', 'prefix', 'suffix', 'format', 'fmt', 'regex', 'regexp', 're', 'pattern', 'policy', 'rule', 'rules', 'mode', 'provider', 'providers', 'source', 'store', 'storage', 'manager', 'mgr', 'service', 'helper', 'handler', 'callback', 'cb', 'fn', 'func', 'function', 'method', 'input', 'element', 'el', 'button', 'btn', 'class', 'style', 'icon', 'component', 'view', 'page', 'screen', 'form', 'dialog', 'modal', 'expiry', 'expires', 'expiration', 'exp', 'ttl', 'timeout', 'lifetime', 'age', 'created', 'updated', 'at', 'time', 'date', 'timestamp', 'version', 'index', 'idx', 'list', 'map', 'set', 'cache', 'ref', 'reference', 'location', 'loc', 'position', 'pos', 'start', 'end', 'offset', 'range', 'budget', 'usage', 'used', 'remaining', 'estimate', 'estimator', 'counter', 'total', 'per', 'rate', 'ratio', 'cost', 'price', 'window', 'chunk', 'chunks', 'encoder', 'decoder', 'encoding', 'tokenizer', 'parser', 'lexer', 'stream', 'visible', 'visibility', 'required', 'enabled', 'disabled', 'enable', 'disable', 'valid', 'validator', 'validation', 'verify', 'verified', 'check', 'checker', 'strength', 'rotation', 'reset', 'change', 'changed', 'confirm', 'confirmation', 'spec', 'schema', 'def', 'definition', 'scope', 'scopes', 'audience', 'issuer', 'algorithm', 'alg', 'bits', 'strategy', 'flow', 'grant', 'response', 'request', 'req', 'res', 'result', 'status', 'state', 'info', 'meta', 'metadata', 'exists', 'present', 'missing', 'optional', 'sent', 'received', 'lookup', 'bucket', 'vault', 'ring', 'pair', 'alias', 'arn', 'region', 'usage', 'store', 'selector', 'provider', 'kind', 'type', 'class', 'mask', 'masked', 'hidden', 'show', 'input', 'box', 'entry', 'dialog', 'policy', 'requirements', 'complexity', 'salt', 'rounds', 'iterations', 'cost', 'hasher', 'hashing', 'refresh', 'interval', 'period', 'delay', 'retry', 'retries', 'attempts', 'key', 'keys', 'secrets', 'tokens', 'ttl', 'duration', 'seconds', 'secs', 'ms', 'minutes', 'hours', 'days', 'dialog', 'bucket', 'exchange', 'introspection', 'revocation', 'source', 'sources', 'origin', 'target', 'dest', 'kind', 'present', 'set', 'given', 'supplied', 'provided', 'configured', 'is', 'hash', 'digest', 'fingerprint', 'checksum', 'mac', 'hmac', 'id_token', 'uri', 'host', 'port', 'user', 'username', 'login', 'email', 'account',
+]);
+/** Words after the secret word that keep it a secret: `DB_PASSWORD_PROD`, `SECRET_KEY_BASE`, `token_b64`. */
+const NEUTRAL_SUFFIXES = new Set(['value', 'val', 'str', 'string', 'b64', 'base64', 'hex', 'raw', 'plain', 'plaintext', 'clear', 'cleartext', 'enc', 'encrypted', 'hashed', 'prod', 'production', 'dev', 'development', 'test', 'testing', 'staging', 'stage', 'live', 'sandbox', 'local', 'default', 'old', 'new', 'current', 'primary', 'secondary', 'base', 'real', 'actual', 'override', 'literal', 'data', 'content', 'contents', 'material', 'bytes', 'main', 'master', 'admin', 'root', 'v1', 'v2', 'v3', 'pem', 'der', 'jwk', 'json', 'aws', 'gcp', 'azure', 'backup', 'alt', 'fallback', 'override']);
+/** Words that make a name a secret's only when its value looks generated. */
+const WEAK_WORDS = new Set(['key', 'pat', 'login', 'auth', 'sig', 'signature', 'session', 'sessionid', 'sessid', 'jsessionid', 'phpsessid', 'cookie', 'jwt', 'hmac']);
+
+/** Splits a name into lower-case words: `X-Api-Key` → x api key, `APIKey` → api key, `db.password2` → db password 2. */
+function nameWords(name: string): string[] {
+  const out: string[] = [];
+  for (const piece of name.split(/[_.\-:/\s]+/)) {
+    const m = piece.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+/g);
+    if (m) for (const w of m) out.push(w.toLowerCase());
+  }
+  return out;
+}
+
+function isStrongWord(w: string): boolean {
+  if (STRONG_WORDS.has(w)) return true;
+  if (w === 'tokens' || w === 'secrets' || w === 'oldpwd' || w.endsWith('webtoken')) return false;
+  return STRONG_SUFFIXES.some((s) => w.length > s.length && w.endsWith(s));
+}
+
+const strengthCache = new Map<string, Strength>();
+
+/** How strongly a name says its value is a secret. */
+function nameStrength(name: string): Strength {
+  let v = strengthCache.get(name);
+  if (v === undefined) {
+    if (strengthCache.size > 4096) strengthCache.clear();
+    strengthCache.set(name, (v = classifyName(name)));
+  }
+  return v;
+}
+
+/** `api_key.ts:12`, `token.py:40`: a file in a stack trace or a grep hit, not a name. */
+const FILE_NAME = /\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf|d\.ts)$/i;
+
+function classifyName(name: string): Strength {
+  if (FILE_NAME.test(name)) return 'none';
+  const words = nameWords(name).filter((w) => !/^\d+$/.test(w));
+  for (let j = words.length - 1; j >= 0; j--) {
+    const w = words[j];
+    const before = j > 0 ? words[j - 1] : '';
+    let strength: Strength = 'none';
+    if (w === 'key' || w === 'keys') {
+      if (w === 'keys' || NEGATING_QUALIFIERS.has(before)) return 'none';
+      strength = SECRET_KEY_QUALIFIERS.has(before) ? 'strong' : 'weak';
+    } else if (w === 'token' && (before === 'api' || before === 'access' || before === 'auth' || before === 'refresh' || before === 'session' || before === 'bearer' || before === 'id' || before === 'oauth' || before === 'security')) {
+      strength = 'strong';
+    } else if (isStrongWord(w)) {
+      if (NEGATING_QUALIFIERS.has(before)) return 'none';
+      strength = 'strong';
+    } else if (WEAK_WORDS.has(w)) {
+      if (NEGATING_QUALIFIERS.has(before)) return 'none';
+      strength = 'weak';
+    } else {
+      continue;
+    }
+    // What follows the secret word: neutral words keep it, describing words undo it, others weaken it.
+    for (const after of words.slice(j + 1)) {
+      if (METADATA_WORDS.has(after)) return 'none';
+      if (!NEUTRAL_SUFFIXES.has(after)) strength = 'weak';
+    }
+    return strength;
+  }
+  return 'none';
+}
+
+// ---------------------------------------------------------------------------------------------
+// The assignment scanner: `<secret name> <separator> <value>` anywhere in a line
+
+/** Where a name may hold a secret word; the scanner looks at each occurrence. */
+const NAME_WORDS = ['pass', 'pwd', 'secret', 'token', 'key', 'auth', 'cred', 'private', 'sig', 'session', 'sessid', 'login', 'dockercfg', 'dockerconfig'];
+/** `pat` (a personal access token: `GITLAB_PAT`) only as a word of its own, never inside `path` or `pattern`. */
+const NAME_WORD_SCAN = new RegExp(NAME_WORDS.join('|') + '|pat(?![a-z])', 'gi');
+/** Longer names are not looked at (a run of name characters that long is data, not a name). */
+const MAX_NAME = 100;
+/** Bare values longer than this are judged once, cheaply, and skipped over (no name inside is looked at). */
+const MAX_VALUE = 512;
+
+/**
+ * The scanner's pre-test: a word of a name, the rest of the name, then what the scanner accepts
+ * after a name: a separator, `value=` (an XML attribute), blanks and a value (strong words only:
+ * a weak name's value never follows blanks alone), or a flag (`--api-key v`). So `keyof`, `.key)`,
+ * `passed 12`, `KeyError` in a stack trace's `key.ts:12` do not make a text run the scanner; tests
+ * check it skips nothing the scanner would change.
+ */
+const NAME_WORD_TRIGGER = new RegExp(
+  // a strong word, blanks, then 3 characters of a value, maybe quoted (`password s3cr3t`, `--passphrase 'ab…'`)
+  String.raw`(?:pass|pwd|secret|token|apikey|accesskey|secretkey)[\w.-]{0,${MAX_NAME}}(?:\\?["'${'`'}\]]){0,2}[ \t]+(?:\\?["'${'`'}])?[^\s"'${'`'}\\]{3}|` +
+    // any word of a name, then a separator (`key=`, `"api_key":`, `token ?=`, `<password>`, `key="x" value=`)
+    String.raw`(?:pass|pwd|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z]))[\w.-]{0,${MAX_NAME}}(?<!\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf))(?:\\?["'${'`'}\]]){0,2}(?:[ \t]*[=:,>!?<+]|[ \t]+value[ \t]*=)|` +
+    // a flag whose value follows a blank (`--api-key v`, `--credentials v`)
+    String.raw`-[\w.-]{0,${MAX_NAME}}(?:key|cred|private|authoriz|dockerc)[\w.-]{0,${MAX_NAME}}[ \t]`,
+  'i',
+);
+
+function isNameChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 45;
+}
+
+function isQuote(c: string): boolean {
+  return c === '"' || c === "'" || c === '`';
+}
+
+interface Found {
+  start: number;
+  end: number;
+  secret: string;
+}
+
+/** At `p`: the separator after a name (`=`, `:`, `:=`, `=>`, `==`, `?=`, `<-`, `,` after a quoted name, `>` in XML, blanks). */
+function readSeparator(text: string, p: number, setter: boolean, xml: boolean): { end: number; sep: string } | undefined {
+  const n = text.length;
+  let q = p;
+  while (q < n && (text[q] === ' ' || text[q] === '\t')) q++;
+  const c = text[q];
+  // most occurrences of a secret word are followed by none of these
+  if (c !== '=' && c !== ':' && c !== '!' && c !== '?' && c !== '<' && c !== '+' && c !== ',' && c !== '>' && q === p) return undefined;
+  const two = text.slice(q, q + 3);
+  if (xml && text[p] === '>') return { end: p + 1, sep: '>' };
+  if (two.startsWith('===') || two.startsWith('!==')) return { end: q + 3, sep: '==' };
+  if (two.startsWith('==') || two.startsWith('!=')) return { end: q + 2, sep: '==' };
+  if (two.startsWith(':=') || two.startsWith('=>') || two.startsWith('?=') || two.startsWith('<-') || two.startsWith('+=')) {
+    return { end: q + 2, sep: two.slice(0, 2) };
+  }
+  if (text[q] === '=' || text[q] === ':') {
+    // `key::value` (C++ scopes, IPv6) is not an assignment.
+    if (text[q] === ':' && text[q + 1] === ':') return undefined;
+    return { end: q + 1, sep: text[q] };
+  }
+  if (text[q] === ',' && setter) return { end: q + 1, sep: ',' };
+  if (q > p && q < n && text[q] !== '\n' && text[q] !== '\r') return { end: q, sep: ' ' };
+  return undefined;
+}
+
+/** Whether the name starting at `s` begins its line (env files, YAML, INI, shell): `export X=…`, `  - password: …`. */
+function startsLine(text: string, s: number): boolean {
+  // The prefix is short (indentation, `export `, `- `): no need to look further back than 40 characters.
+  let ls = s;
+  while (ls > 0 && s - ls < 40 && text[ls - 1] !== '\n' && text[ls - 1] !== '\r' && !(text[ls - 1] === 'n' && text[ls - 2] === '\\')) ls--;
+  if (ls > 0 && s - ls >= 40) return false;
+  const prefix = text.slice(ls, s);
+  return /^[ \t]*(?:(?:export|set|setx|setenv|ENV|ARG|declare\s+-x|local|readonly|-|\*|>)[ \t]+)?(?:\$env:)?["']?$/.test(prefix);
+}
+
+const VALUE_END = /[\s"'`,;&)\]}<>|\\]/;
+
+/**
+ * Reads the value after a separator at `p`: quoted (`"…"`, `'…'`, `` `…` ``, `\"…\"`), or bare up
+ * to a delimiter, or in line mode up to the end of the line (minus a trailing comment).
+ */
+function readValue(text: string, p: number, lineMode: boolean, sep: string): { start: number; end: number; quoted: boolean; after: number } | undefined {
+  const n = text.length;
+  let q = p;
+  while (q < n && (text[q] === ' ' || text[q] === '\t')) q++;
+  // Python/C# string prefixes: f"…", b'…', r"…", @"…", $"…"
+  if (q + 1 < n && /[fbruFBRU@$]/.test(text[q]) && isQuote(text[q + 1]) && (q === 0 || !/\w/.test(text[q - 1]))) q++;
+  if (text[q] === '\\' && text[q + 1] === '"') {
+    const close = text.indexOf('\\"', q + 2);
+    if (close < 0) return undefined;
+    const nl = text.indexOf('\n', q);
+    if (nl >= 0 && nl < close) return undefined;
+    return { start: q + 2, end: close, quoted: true, after: close + 2 };
+  }
+  if (isQuote(text[q])) {
+    const quote = text[q];
+    let e = q + 1;
+    while (e < n && text[e] !== quote && text[e] !== '\n') {
+      if (text[e] === '\\') e++;
+      e++;
+    }
+    if (e >= n || text[e] !== quote) return undefined;
+    // `"""` and `''` at the start of a block are not values.
+    return { start: q + 1, end: e, quoted: true, after: e + 1 };
+  }
+  if (sep === '>') {
+    const close = text.indexOf('</', q);
+    const nl = text.indexOf('\n', q);
+    if (close < 0 || (nl >= 0 && nl < close)) return undefined;
+    return { start: q, end: close, quoted: true, after: close };
+  }
+  if (lineMode) {
+    let e = q;
+    while (e < n && text[e] !== '\n' && text[e] !== '\r' && !(text[e] === '\\' && (text[e + 1] === 'n' || text[e + 1] === 'r'))) e++;
+    let value = text.slice(q, e);
+    // a trailing comment, then trailing punctuation and blanks
+    const comment = /(?:^|[ \t])(?:#|\/\/).*$/.exec(value);
+    if (comment) value = value.slice(0, comment.index);
+    value = value.replace(/[ \t]+$/, '').replace(/["'}\]]*[,;]?$/, (t) => (value.length > t.length ? '' : t));
+    if (value.length === 0) return undefined;
+    return { start: q, end: q + value.length, quoted: false, after: q + value.length };
+  }
+  if (text[q] === '/' && text[q + 1] !== '/') {
+    // a regex literal (`/[a-z]+:\/\/…/i`) or a path: up to the end of the line
+    let e = q;
+    while (e < n && text[e] !== '\n' && text[e] !== '\r') e++;
+    const v = text.slice(q, e).replace(/[ \t]+$/, '');
+    if (/^\/.+\/[dgimsuyv]*[;,)]?$/.test(v) && /[\\[\]()*+?|^$]/.test(v)) return { start: q, end: q + v.length, quoted: false, after: q + v.length };
+  }
+  let e = q;
+  // after blanks (`requirepass p&ss`, `--password pa;ss`) a value ends at a blank or a quote
+  const end = sep === ' ' ? /[\s"'`\\]/ : VALUE_END;
+  while (e < n && !end.test(text[e])) {
+    // a call's arguments belong to the value: `getpass()`, `env("TOKEN", default=None)`
+    if (text[e] === '(' || text[e] === '[') {
+      const close = text.indexOf(text[e] === '(' ? ')' : ']', e);
+      const nl = text.indexOf('\n', e);
+      if (close > 0 && (nl < 0 || close < nl)) e = close;
+    }
+    e++;
+  }
+  if (e === q) return undefined;
+  return { start: q, end: e, quoted: false, after: e };
+}
+
+/** A decoded base64 text of `user:password` (docker's `auth`, HTTP Basic). */
+function isBase64Credentials(v: string): boolean {
+  if (!/^[A-Za-z0-9+/]{8,}={0,2}$/.test(v) || v.length % 4 !== 0) return false;
+  const decoded = Buffer.from(v, 'base64').toString('latin1');
+  return /^[\x20-\x7e]+:[\x20-\x7e]+$/.test(decoded);
+}
+
+/** Whether the value after a name of this strength is a secret. */
+function secretValue(value: string, strength: Strength, how: ValueContext): boolean {
+  let v = value.trim();
+  if (how.sep === ' ') v = v.replace(/[.,:;!?)]+$/, '');
+  if (v.length < 3 || notALiteral(v)) return false;
+  if (/^[-+]?\d+(?:\.\d+)?$/.test(v)) return how.passwordish && v.length >= 4 && how.sep !== ' ' && !how.quotedName;
+  if (PATH.test(v) && !looksRandom(v)) return false;
+  if (/^https?:\/\/[^\s@]*$/.test(v)) return false; // a URL without credentials (the URL rule handles those)
+  if (strength === 'weak' || (how.quotedName && !how.quoted)) {
+    // `"password": password` in a dict or object literal is a variable unless it looks generated.
+    if (UUID.test(v) && strength === 'weak') return false;
+    if (/^key$/i.test(how.name) && HEX_DIGEST.test(v)) return false;
+    return looksRandom(v, 16) || (strength === 'weak' && isBase64Credentials(v)) || (v.length >= 32 && /^[A-Za-z0-9+/=_-]+$/.test(v) && shannon(v) >= 4);
+  }
+  // Strong names: anything written as a literal, unless it is prose, a type or code.
+  if (how.sep === '==' && !how.quoted) return false; // a comparison with an expression
+  if (how.quoted) {
+    const words = v.split(/\s+/).length;
+    if (words >= 5 || (words >= 3 && /[.!?:]$/.test(v))) return false;
+    if (how.sep === ' ' && !(looksRandom(v) || (/\d/.test(v) && /[A-Za-z]/.test(v) && !/\s/.test(v)))) return false;
+    return true;
+  }
+  // Unquoted with blanks inside is prose or code: `credentials: google.auth.Credentials, the …`.
+  if (/\s/.test(v)) return false;
+  if ((how.sep === ':' || how.sep === '=') && isTypeAnnotation(v) && !/\d/.test(v)) return false;
+  if (isCode(v)) return false;
+  // A bare name that names a secret itself is a variable: `password=password`, `token: accessToken`.
+  if (/^[A-Za-z_$][\w$]*$/.test(v) && nameStrength(v) !== 'none') return false;
+  if (/^[A-Za-z_][\w]*$/.test(v) && (how.next === ',' || how.next === ')' || how.next === '}') && !how.flag) return false; // f(password=pw)
+  // `self.passwd = password_mgr`, `this.token = raw_token`: a member set from a variable.
+  if (/^[a-z_][a-z0-9]*(?:_[a-z0-9]+)+$/.test(v) && /[.]/.test(how.name)) return false;
+  if (how.sep === ' ') {
+    // `--token abc123`, `.netrc`'s `password s3cr3t`, `aws configure set aws_secret_access_key <generated>`;
+    // not `password field`, `token sqlite3 database`, `--password PASSWORD`.
+    if (/^[A-Z][A-Z0-9_]*$/.test(v) || /^[-[*&({<]/.test(v) || /[:=]$/.test(v)) return false;
+    return looksRandom(v) || ((how.flag || how.lineMode) && secretLike(v)) || (how.netrc && v.length >= 4);
+  }
+  // In code, an unquoted right-hand side is an expression: `id_token = result`, `token = 1*tchar`.
+  if (how.spaced && !how.lineMode && how.sep === '=') return looksRandom(v, 12);
+  if (!how.lineMode && how.sep === ':' && !how.flag) return secretLike(v) || looksRandom(v);
+  return true;
+}
+
+interface ValueContext {
+  /** The separator has blanks on both sides (`token = result`): code style. */
+  spaced: boolean;
+  quoted: boolean;
+  quotedName: boolean;
+  sep: string;
+  lineMode: boolean;
+  passwordish: boolean;
+  flag: boolean;
+  /** The line is a `.netrc` entry (`machine … login … password …`). */
+  netrc: boolean;
+  name: string;
+  next: string;
+}
+
+/** Names whose value may follow after blanks alone (`password s3cr3t`, `--token abc`): not `private`, `credentials`, `auth`. */
+function blankSeparated(name: string): boolean {
+  return nameWords(name).some((w) => /pass|pwd|secret|token|apikey|accesskey|secretkey/.test(w) && w !== 'tokens' && w !== 'secrets');
+}
+
+function scanAssignments(text: string, mark: Marker): string {
+  const found: Found[] = [];
+  // Markers already in the text (from earlier rules): names inside them are not names.
+  const markers: Array<[number, number]> = [];
+  for (let i = text.indexOf(MARKER_PREFIX); i >= 0; i = text.indexOf(MARKER_PREFIX, i + 1)) {
+    const close = text.indexOf(']', i);
+    markers.push([i, close < 0 ? text.length : close]);
+  }
+  let mi = 0;
+  let resume = 0;
+  NAME_WORD_SCAN.lastIndex = 0;
+  for (let m = NAME_WORD_SCAN.exec(text); m !== null; m = NAME_WORD_SCAN.exec(text)) {
+    const hit = m.index;
+    if (hit < resume) continue;
+    let s = hit;
+    while (s > 0 && isNameChar(text.charCodeAt(s - 1))) s--;
+    let e = hit + m[0].length;
+    while (e < text.length && isNameChar(text.charCodeAt(e))) e++;
+    resume = e;
+    NAME_WORD_SCAN.lastIndex = e;
+    while (e > s && (text[e - 1] === '.' || text[e - 1] === '-')) e--;
+    let flag = false;
+    while (s < e && text[s] === '-') (s++, (flag = true));
+    if (flag && text[s] === 'D' && text[s - 1] === '-' && text[s - 2] !== '-') s++; // -Dspring.datasource.password=…
+    if (e <= s || e - s > MAX_NAME) continue;
+    while (mi < markers.length && markers[mi][1] < s) mi++;
+    if (mi < markers.length && markers[mi][0] <= s) continue;
+    // After the name: a closing quote or bracket (`"password":`, `env["TOKEN"] =`), then the separator.
+    let p = e;
+    let quotedName = false;
+    let openQuote = -1;
+    if (text[p] === '\\' && text[p + 1] === '"' && text[s - 1] === '"' && text[s - 2] === '\\') (p += 2), (quotedName = true), (openQuote = s - 2);
+    else if (isQuote(text[p] ?? '') && text[s - 1] === text[p]) p++, (quotedName = true), (openQuote = s - 1);
+    if (text[p] === ']') p++;
+    const xml = text[s - 1] === '<' && text[p] === '>';
+    // `<add key="Password" value="…" />`: the value is an attribute of the same element.
+    const attr = quotedName ? /^\s+value\s*=\s*/i.exec(text.slice(p, p + 20)) : null;
+    // `define('DB_PASSWORD', '…')`, `headers.set("X-Api-Key", "…")`: a quoted name as a call's first argument.
+    const setter = quotedName && /[\w$]\([ \t]*$/.test(text.slice(Math.max(0, openQuote - 8), openQuote));
+    const sep = attr ? { end: p + attr[0].length, sep: '=' } : readSeparator(text, p, setter, xml);
+    if (!sep) continue;
+    // `type CipherKey = …`, `class TokenStore:`, `interface Secret {`: declarations, not values.
+    if (/(?:^|[^\w])(?:type|interface|class|enum|struct|def|function|func|fn|trait|impl|namespace|module)[ \t]+$/.test(text.slice(Math.max(0, s - 12), s))) continue;
+    const name = text.slice(s, e);
+    // "public key: …", "max tokens: …", "next token = …": the word before counts.
+    const prev = /([A-Za-z]+)[ \t]$/.exec(text.slice(Math.max(0, s - 24), s));
+    const strength = nameStrength(prev && !quotedName ? `${prev[1]}_${name}` : name) === 'none' ? 'none' : nameStrength(name);
+    if (strength === 'none') continue;
+    if (sep.sep === ' ' && (strength !== 'strong' || !(flag || blankSeparated(name)))) continue;
+    // A value may follow a type annotation: `password: str = "…"`, `token: string = '…'`.
+    let vp = sep.end;
+    if (sep.sep === ':' || sep.sep === ' ') {
+      const annotated = /^[ \t]*[A-Za-z_][\w.]*(?:\[[^\]=\n]*\]|<[^>=\n]*>)?(?:[ \t]*\|[ \t]*[A-Za-z_][\w.]*(?:\[[^\]=\n]*\])?)*[ \t]*=(?!=)/.exec(text.slice(vp, vp + 80));
+      if (annotated && isTypeAnnotation(annotated[0].replace(/=$/, '').trim())) vp += annotated[0].length;
+    }
+    const lineMode = vp === sep.end && startsLine(text, quotedName ? openQuote : s);
+    const value = readValue(text, vp, lineMode && sep.sep === ':', sep.sep);
+    if (!value) continue;
+    let vs = value.start;
+    let secret = text.slice(vs, value.end);
+    // openssl's `-passin pass:…`, `-pass pass:…`
+    if (/^pass:/.test(secret)) (vs += 5), (secret = secret.slice(5));
+    // YAML block scalars `password: |` hold the value on the lines below.
+    if (!value.quoted && /^[|>][-+]?$/.test(secret)) {
+      const block = /^\r?\n([ \t]+)\S[^\n]*(?:\r?\n\1[^\n]*)*/.exec(text.slice(value.end));
+      if (block && strength === 'strong') {
+        const start = value.end + block[0].indexOf(block[1]) + block[1].length;
+        const end = value.end + block[0].replace(/\s+$/, '').length;
+        found.push({ start, end, secret: text.slice(start, end) });
+        resume = end;
+        NAME_WORD_SCAN.lastIndex = resume;
+      }
+      continue;
+    }
+    if (!value.quoted && secret.length > MAX_VALUE) {
+      // One look at a long bare value (an AWS session token, a base64 blob), then past it: names
+      // inside it are data, and reading it again for each would cost its length squared.
+      if (strength === 'strong' ? /^[A-Za-z0-9+/=_.~%-]+$/.test(secret) && looksRandom(secret.slice(0, 64)) : looksRandom(secret.slice(0, 64))) {
+        found.push({ start: vs, end: vs + secret.length, secret });
+      }
+      resume = Math.max(resume, value.after);
+      NAME_WORD_SCAN.lastIndex = resume;
+      continue;
+    }
+    let nx = value.after;
+    while (text[nx] === ' ' || text[nx] === '\t') nx++;
+    const next = text[nx] ?? '';
+    const passwordish = nameWords(name).some((w) => /pass|pwd|pin/.test(w));
+    const spaced = /[ \t]$/.test(text.slice(p, sep.end - sep.sep.length) + (sep.sep === ' ' ? ' ' : '')) && /^[ \t]/.test(text.slice(sep.end, sep.end + 1));
+    const netrc = sep.sep === ' ' && /(?:\bmachine[ \t]+\S+|\bdefault|\blogin[ \t]+\S+)\s+$/.test(text.slice(Math.max(0, s - 200), s));
+    if (secretValue(secret, strength, { spaced, quoted: value.quoted, quotedName, sep: sep.sep, lineMode, passwordish, flag, netrc, name, next })) {
+      let trimmed = secret.replace(/\s+$/, '');
+      if (sep.sep === ' ') trimmed = trimmed.replace(/[.,:;!?)]+$/, '');
+      found.push({ start: vs, end: vs + trimmed.length, secret: trimmed });
+      resume = Math.max(resume, value.after);
+      NAME_WORD_SCAN.lastIndex = resume;
+    }
+  }
+  return splice(text, found, 'secret', mark);
+}
+
+function splice(text: string, found: Found[], type: string, mark: Marker): string {
+  if (found.length === 0) return text;
+  found.sort((a, b) => a.start - b.start);
+  let out = '';
+  let at = 0;
+  for (const f of found) {
+    if (f.start < at) continue;
+    out += text.slice(at, f.start) + mark(type, f.secret);
+    at = f.end;
+  }
+  return out + text.slice(at);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokens recognised by their shape: vendor prefixes, JWTs, generated-looking strings after a prefix
+
+interface Family {
+  type: string;
+  /** Regex source of the whole token; no capture groups. */
+  source: string;
+  keep?: (token: string) => boolean;
+}
+
+/** `pk_live_…` bodies, `abc_test_…` and other prefixes must look generated: identifiers do not. */
+const bodyAfterPrefix = (token: string): boolean => !looksRandom(token.replace(/^[A-Za-z0-9]+[_-](?:(?:live|test|prod|sandbox|v\d)[_-])?/, ''), 16);
+
+function decodes(token: string, test: RegExp): boolean {
+  try {
+    return test.test(Buffer.from(token.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1'));
+  } catch {
+    return false;
+  }
+}
+
+const B62 = 'A-Za-z0-9';
+export const TOKEN_FAMILIES: readonly Family[] = [
+  { type: 'aws_access_key', source: `(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9]|AIPA|ANPA|ANVA|AGPA|APKA)[A-Z0-9]{16}(?![${B62}])` },
+  { type: 'github_token', source: `gh[pousr]_[${B62}]{30,255}|github_pat_[${B62}_]{22,255}` },
+  { type: 'gitlab_token', source: `gl(?:pat|dt|ft|rt|ptt|cbt|imt|agent|oas|soat|ffct|dt|wt)-[${B62}_.-]{20,}|GR1348941[${B62}_-]{20,}` },
+  { type: 'anthropic_key', source: `sk-ant-[${B62}_-]{20,}` },
+  // A digit somewhere: real keys always have one, long hyphenated words (`sk-learn-…`) do not.
+  { type: 'openai_key', source: `sk-(?:proj-|svcacct-|admin-|None-|or-v1-)?(?=[A-Za-z_-]*\\d)[${B62}_-]{20,}` },
+  { type: 'stripe_key', source: `(?:sk|rk|pk)_(?:live|test|prod)_[${B62}]{10,}|whsec_[${B62}+/=]{20,}` },
+  { type: 'slack_token', source: `xox[a-z]-[${B62}-]{10,}|xoxe\\.xox[a-z]-[${B62}-]{20,}|xapp-\\d-[${B62}-]{10,}` },
+  { type: 'slack_webhook', source: `https?://hooks\\.slack\\.com/(?:services|workflows|triggers)/[${B62}/_+-]+` },
+  { type: 'discord_webhook', source: `https://(?:ptb\\.|canary\\.)?discord(?:app)?\\.com/api/webhooks/\\d+/[${B62}_-]{20,}` },
+  { type: 'teams_webhook', source: `https://[a-z0-9-]+\\.webhook\\.office\\.com/webhookb2/[^\\s"'<>]+` },
+  { type: 'google_api_key', source: `AIza[0-9A-Za-z_-]{35}` },
+  { type: 'google_oauth', source: `1//0[${B62}_-]{20,}|ya29\\.[${B62}_-]{20,}|GOCSPX-[${B62}_-]{20,}` },
+  { type: 'azure_client_secret', source: `[${B62}_~.]{3}\\dQ~[${B62}_~.-]{31,34}` },
+  { type: 'npm_token', source: `npm_[${B62}]{36}(?![${B62}])` },
+  { type: 'pypi_token', source: `pypi-[${B62}_-]{50,}` },
+  { type: 'huggingface_token', source: `hf_[${B62}]{30,}|api_org_[${B62}]{30,}` },
+  { type: 'sendgrid_key', source: `SG\\.[${B62}_-]{16,}\\.[${B62}_-]{16,}` },
+  { type: 'digitalocean_token', source: `do[opr]_v1_[a-f0-9]{64}` },
+  { type: 'shopify_token', source: `shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}` },
+  { type: 'square_token', source: `sq0(?:atp|csp)-[${B62}_-]{22,}|EAAA[${B62}_-]{60,}` },
+  { type: 'facebook_token', source: `EAA[CM][${B62}]{80,}` },
+  { type: 'vault_token', source: `hv[sbr]\\.[${B62}_-]{20,}|s\\.(?=[A-Za-z]*\\d)[${B62}]{24}(?![${B62}.])` },
+  { type: 'terraform_token', source: `[${B62}]{14}\\.atlasv1\\.[${B62}_=-]{60,}` },
+  { type: 'pulumi_token', source: `pul-[a-f0-9]{40}` },
+  { type: 'doppler_token', source: `dp\\.(?:pt|st|sa|ct|scim|audit)\\.[${B62}]{40,}` },
+  { type: 'postman_key', source: `PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}` },
+  { type: 'linear_key', source: `lin_(?:api|oauth)_[${B62}]{40}` },
+  { type: 'notion_token', source: `ntn_[${B62}]{40,}|secret_[${B62}]{43}(?![${B62}])` },
+  { type: 'sentry_token', source: `sntry[us]_[${B62}+/=_]{40,}` },
+  { type: 'newrelic_key', source: `NR(?:AK|II|JS|AA|RA)-[${B62}]{19,}` },
+  { type: 'heroku_key', source: `HRKU-[${B62}_-]{40,}` },
+  { type: 'age_secret_key', source: `AGE-SECRET-KEY-1[0-9A-Z]{58}` },
+  { type: 'onepassword_token', source: `ops_eyJ[${B62}+/]{100,}={0,3}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}` },
+  { type: 'atlassian_token', source: `AT(?:ATT|CTT|OA)3[${B62}_=-]{60,}` },
+  { type: 'dynatrace_token', source: `dt0[a-z]\\d{2}\\.[${B62}]{24}\\.[${B62}]{64}` },
+  { type: 'flyio_token', source: `fo1_[${B62}_-]{40,}|fm[12][ar]?_[${B62}+/]{60,}={0,3}` },
+  { type: 'planetscale_token', source: `pscale_(?:tkn|oauth|pw)_[${B62}_=.-]{32,}` },
+  { type: 'grafana_token', source: `glsa_[${B62}]{32}_[A-Fa-f0-9]{8}|glc_[${B62}+/]{32,}={0,3}|eyJrIjoi[${B62}]{40,}={0,3}` },
+  { type: 'rubygems_key', source: `rubygems_[a-f0-9]{48}` },
+  { type: 'readme_key', source: `rdme_[a-z0-9]{70}` },
+  { type: 'prefect_key', source: `pnu_[${B62}]{36}` },
+  { type: 'easypost_key', source: `EZ[AT]K[${B62}]{54}` },
+  { type: 'flutterwave_key', source: `FLW(?:SECK|PUBK)(?:_TEST)?-[${B62}]{12,}(?:-X)?` },
+  { type: 'frameio_token', source: `fio-u-[${B62}_=-]{64}` },
+  { type: 'alibaba_key', source: `LTAI[${B62}]{20}(?![${B62}])` },
+  { type: 'artifactory_key', source: `AKCp[${B62}]{69}|cmVmd[${B62}]{59}` },
+  { type: 'adobe_secret', source: `p8e-[${B62}]{32}` },
+  { type: 'cloudflare_origin_key', source: `v1\\.0-[a-f0-9]{24}-[a-f0-9]{146}` },
+  { type: 'defined_networking_key', source: `dnkey-[a-z0-9=_-]{26}-[a-z0-9=_-]{52}` },
+  { type: 'infracost_key', source: `ico-[${B62}]{32}` },
+  { type: 'intra42_secret', source: `s-s4t2(?:ud|af)-[a-f0-9]{64}` },
+  { type: 'maxmind_key', source: `[${B62}]{6}_[${B62}]{29}_mmk` },
+  { type: 'octopus_key', source: `API-[A-Z0-9]{26}(?![${B62}])` },
+  { type: 'openshift_token', source: `sha256~[${B62}_-]{43}` },
+  { type: 'sendinblue_key', source: `xkeysib-[a-f0-9]{64}-[${B62}]{16}` },
+  { type: 'settlemint_token', source: `sm_(?:aat|pat|sat)_[${B62}]{16}` },
+  { type: 'scalingo_token', source: `tk-us-[${B62}_-]{48}` },
+  { type: 'typeform_token', source: `tfp_[${B62}_.=-]{59}` },
+  { type: 'yandex_token', source: `AQVN[${B62}_-]{35,38}|t1\\.[${B62}_-]+={0,2}\\.[${B62}_-]{86}={0,2}` },
+  { type: 'twilio_key', source: `SK[0-9a-fA-F]{32}(?![${B62}])` },
+  { type: 'mailgun_key', source: `key-[0-9a-f]{32}(?![${B62}])` },
+  { type: 'mailchimp_key', source: `[0-9a-f]{32}-us\\d{1,2}(?![${B62}])` },
+  { type: 'mapbox_token', source: `[sp]k\\.eyJ[${B62}_-]{20,}\\.[${B62}_-]{20,}` },
+  { type: 'telegram_token', source: `\\d{8,10}:AA[${B62}_-]{33}` },
+  { type: 'discord_token', source: `[MNO][${B62}_-]{23,25}\\.[${B62}_-]{6}\\.[${B62}_-]{27,38}` },
+  { type: 'harness_token', source: `(?:pat|sat)\\.[${B62}_-]{22}\\.[${B62}]{24}\\.[${B62}]{20}` },
+  { type: 'clojars_token', source: `CLOJARS_[a-z0-9]{60}` },
+  { type: 'groq_key', source: `gsk_[${B62}]{40,}` },
+  { type: 'replicate_token', source: `r8_[${B62}]{30,}` },
+  { type: 'xai_key', source: `xai-[${B62}]{40,}` },
+  { type: 'perplexity_key', source: `pplx-[${B62}]{40,}` },
+  { type: 'langsmith_key', source: `lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}` },
+  { type: 'pinecone_key', source: `pcsk_[${B62}_]{40,}` },
+  { type: 'supabase_key', source: `sbp_[a-f0-9]{40}|sb_secret_[${B62}_-]{20,}` },
+  // base64 of `{"auths":` (a docker config), of a PEM private key, of a JWT
+  { type: 'docker_config', source: `(?:eyJhdXRocyI6|ewogICJhdXRocyI6|ewoJImF1dGhzIjo|eyAiYXV0aHMiOi)[${B62}+/]{16,}={0,2}` },
+  { type: 'private_key', source: `LS0tLS1CRUdJTi[${B62}+/]{40,}={0,2}`, keep: (t) => !decodes(t.slice(0, 96), /PRIVATE KEY/) },
+  { type: 'jwt', source: `ZXlK[${B62}+/]{60,}={0,2}`, keep: (t) => !decodes(t.slice(0, 400), /^eyJ[\w-]+\.[\w-]+/) },
+  { type: 'jwt', source: `eyJ[${B62}_-]{8,}\\.[${B62}_-]{8,}\\.[${B62}_-]*(?:\\.[${B62}_-]+){0,2}` },
+  // `<vendor>_<live|test|prod>_<generated>` and `<…sk|key|pat|tok>_<generated>`: unknown vendors with the usual shapes
+  { type: 'api_key', source: `[a-z][a-z0-9]{1,15}_(?:live|test|prod|sandbox)_[${B62}]{16,}`, keep: bodyAfterPrefix },
+  { type: 'api_key', source: `[a-z]{0,8}(?:sk|key|pat|tok|token|secret|api|pw|pwd|sec)[_-][${B62}]{24,}(?![${B62}_-])`, keep: bodyAfterPrefix },
+];
+
+/** Each family's pattern, tried where a token may start (sticky). */
+const TOKEN_AT = new RegExp(`(?:${TOKEN_FAMILIES.map((f) => `(${f.source})`).join('|')})`, 'y');
+
+/**
+ * Where a token may be: each family's prefix, found by a character that is rare in text (`_`, `-`,
+ * `.`, `~`, `:`, `/`, or a capital) with the rest of the prefix checked by looking behind. Regex
+ * engines scan for such an anchor quickly; an alternation of 80 prefixes that may start with any
+ * letter costs a test of each at every position (5x slower over code and logs).
+ */
+export const TOKEN_ANCHORS: readonly string[] = [
+  String.raw`_(?<=(?<![${B62}])(?:gh[pousr]|github_pat|npm|hf|api_org|do[opr]_v1|shp(?:at|ca|pa|ss)|lin_(?:api|oauth)|ntn|secret|sntry[us]|ops|fo1|fm[12][ar]?|pscale_(?:tkn|oauth|pw)|glsa|glc|rubygems|rdme|pnu|sm_(?:aat|pat|sat)|tfp|CLOJARS|gsk|r8|pcsk|sbp|sb_secret|lsv2_(?:pt|sk)|whsec|(?:sk|rk|pk)_(?:live|test|prod))_)`,
+  String.raw`-(?<=(?<![${B62}])(?:gl(?:pat|dt|ft|rt|ptt|cbt|imt|agent|oas|soat|ffct|wt)|sk|pypi|GOCSPX|sq0(?:atp|csp)|pul|PMAK|NR(?:AK|II|JS|AA|RA)|HRKU|AGE-SECRET-KEY|A3|FLW(?:SECK|PUBK)(?:_TEST)?|fio-u|p8e|dnkey|ico|s-s4t2(?:ud|af)|API|xkeysib|tk-us|xai|pplx|xapp|xox[a-z]|v1\.0)-)|-(?<=(?<![${B62}])key-)(?=[0-9a-f]{32})`,
+  // the generic shapes (`<vendor>_live_<generated>`, `<…key>_<generated>`): a long run after `_` or `-`
+  String.raw`[_-](?=[${B62}]{16})`,
+  String.raw`-(?<=[0-9a-f]{8}-)us\d`,
+  String.raw`\.(?<=(?<![${B62}])(?:SG|ya29|hv[sbr]|dp\.(?:pt|st|sa|ct|scim|audit)|dt0[a-z]\d\d|[sp]k|pat|sat|t1|xoxe|hooks|discord|discordapp|\w+\.webhook|s)\.|atlasv1\.)`,
+  String.raw`\.(?<=\.[${B62}_-]{6}\.)(?=[${B62}_-]{27})`,
+  String.raw`_(?=mmk(?![${B62}]))|~(?<=(?:Q|sha256)~)|:(?<=\d:)AA|\/(?<=1\/)\/0`,
+  String.raw`J(?<=(?<![${B62}])eyJ)|J(?<=(?<![${B62}])ewoJ)Im|I(?<=(?<![${B62}])ewogI)CJ|A(?<=(?<![${B62}])ey)iYXV0aHMi|V(?<=(?<![${B62}])cmV)md`,
+  String.raw`AKIA|ASIA|ABIA|ACCA|A3T|AIPA|ANPA|ANVA|AGPA|APKA|AIza|AKCp|AQVN|ATATT3|ATCTT3|ATOA3|EAA[ACM]|EZ[AT]K|GR1348941|LTAI|LS0tLS1CRUdJTi|SK[0-9a-fA-F]{30}|ZXlK`,
+];
+const TOKEN_ANCHOR = new RegExp(TOKEN_ANCHORS.join('|'), 'g');
+/** The characters a token is made of: where its start may be, looking left from an anchor. */
+const TOKEN_CHAR = /[A-Za-z0-9_\-.~+/=:]/;
+
+function redactTokens(text: string, mark: Marker): string {
+  const found: Array<Found & { type: string }> = [];
+  let covered = 0;
+  TOKEN_ANCHOR.lastIndex = 0;
+  for (let m = TOKEN_ANCHOR.exec(text); m !== null; m = TOKEN_ANCHOR.exec(text)) {
+    const at = m.index;
+    if (at < covered) continue;
+    let start = at;
+    while (start > 0 && at - start < 48 && TOKEN_CHAR.test(text[start - 1])) start--;
+    // A token starts after a character that is not a letter or digit; try each such start, leftmost first.
+    for (let k = Math.max(start, covered); k <= at; k++) {
+      if (k > 0 && /[A-Za-z0-9]/.test(text[k - 1])) continue;
+      TOKEN_AT.lastIndex = k;
+      const t = TOKEN_AT.exec(text);
+      if (t === null || k + t[0].length <= at) continue;
+      const i = t.findIndex((g, j) => j > 0 && g !== undefined) - 1;
+      const family = TOKEN_FAMILIES[i];
+      if (family.keep?.(t[0]) || t[0].includes(MARKER_PREFIX)) continue;
+      found.push({ start: k, end: k + t[0].length, secret: t[0], type: family.type });
+      covered = k + t[0].length;
+      break;
+    }
+    if (TOKEN_ANCHOR.lastIndex < covered) TOKEN_ANCHOR.lastIndex = covered;
+  }
+  if (found.length === 0) return text;
+  let out = '';
+  let pos = 0;
+  for (const f of found) {
+    out += text.slice(pos, f.start) + mark(f.type, f.secret);
+    pos = f.end;
+  }
+  return out + text.slice(pos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structured secrets: private keys, Kubernetes Secrets, URLs, Authorization headers, commands
+
+const PEM = /-{4,5} ?BEGIN [A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?[A-Z ]{0,20}-{4,5}[\s\S]*?(?:-{4,5} ?END [A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?[A-Z ]{0,20}-{4,5}|$)/g;
+
+/** PuTTY's `.ppk`: the lines after `Private-Lines: N` and the MAC. */
+const PUTTY = /(Private-Lines:[ \t]*\d+(?:\r?\n|\\r?\\n))((?:[A-Za-z0-9+/=]+(?=\r?\n|\\r?\\n|$)(?:\r?\n|\\r?\\n)?)+)|(Private-(?:MAC|Hash):[ \t]*)([0-9a-fA-F]{20,})/g;
+
+function redactPutty(text: string, mark: Marker): string {
+  PUTTY.lastIndex = 0;
+  return text.replace(PUTTY, (_all, head: string | undefined, lines: string | undefined, macHead: string | undefined, mac: string | undefined) => {
+    if (head !== undefined && lines !== undefined) {
+      const body = lines.replace(/(?:\r?\n|\\r?\\n)$/, '');
+      return head + mark('private_key', body) + lines.slice(body.length);
+    }
+    return (macHead ?? '') + mark('private_key', mac ?? '');
+  });
+}
+
+/** A JWK's private members (`d`, `p`, `q`, `dp`, `dq`, `qi`, and `k` of a symmetric key) in text that names a `kty`. */
+const JWK_PRIVATE = /(["']?\b(?:d|p|q|dp|dq|qi|k)\b["']?[ \t]*:[ \t]*["'])([A-Za-z0-9_-]{16,}={0,2})(["'])/g;
+
+/** Kubernetes Secrets: every value under `data:` / `stringData:` of a document of `kind: Secret`. */
+function redactKubernetesSecrets(text: string, mark: Marker): string {
+  let out = text;
+  if (/^[ \t]*kind:[ \t]*["']?Secret["']?[ \t]*$/m.test(text)) {
+    out = out
+      .split(/(^---[ \t]*$)/m)
+      .map((doc) => {
+        if (!/^[ \t]*kind:[ \t]*["']?Secret["']?[ \t]*$/m.test(doc)) return doc;
+        const lines = doc.split('\n');
+        let inData = -1;
+        let block = -1;
+        for (let i = 0; i < lines.length; i++) {
+          const line = lines[i];
+          const indent = /^[ \t]*/.exec(line)![0].length;
+          if (line.trim() === '') continue;
+          if (block >= 0 && indent > block) {
+            lines[i] = line.slice(0, indent) + mark('k8s_secret', line.slice(indent));
+            continue;
+          }
+          block = -1;
+          if (inData >= 0 && indent > inData) {
+            const kv = /^([ \t]*["']?[\w.-]+["']?:[ \t]*)(.*?)([ \t]*)$/.exec(line);
+            if (kv && kv[2] !== '' && !/^\{\{.*\}\}$/.test(kv[2]) && !/^["']{2}$/.test(kv[2])) {
+              if (/^[|>][-+]?$/.test(kv[2])) block = indent;
+              else {
+                const q = /^(["'])(.*)\1$/.exec(kv[2]);
+                lines[i] = kv[1] + (q ? q[1] + mark('k8s_secret', q[2]) + q[1] : mark('k8s_secret', kv[2])) + kv[3];
+              }
+            }
+            continue;
+          }
+          inData = /^[ \t]*(?:data|stringData):[ \t]*$/.test(line) ? indent : -1;
+        }
+        return lines.join('\n');
+      })
+      .join('');
+  }
+  if (/"kind"\s*:\s*"Secret"/.test(out)) {
+    out = out.replace(/("(?:data|stringData)"\s*:\s*\{)([^{}]*)(\})/g, (_all, open: string, body: string, close: string) =>
+      open + body.replace(/("[^"\\]*"\s*:\s*")((?:[^"\\]|\\.)+)(")/g, (kv, k: string, v: string, q: string) => (v.includes(MARKER_PREFIX) ? kv : k + mark('k8s_secret', v) + q)) + close,
+    );
+  }
+  return out;
+}
+
+/**
+ * Credentials in a URL of any scheme: `scheme://user:password@host`, `redis://:password@host`, and
+ * `https://<generated token>@host` (a token as the user: GitHub, Sentry DSNs).
+ */
+const URL_CREDENTIALS = /(?<![A-Za-z0-9+.-])([a-zA-Z][a-zA-Z0-9+.-]{0,30}:\/\/)([^\s:/?#@"'<>\\[\]]*)(?::([^\s/"'<>\\]*))?@(?=[^\s@/?#"'<>\\]*[A-Za-z0-9\]])/g;
+
+function redactUrls(text: string, mark: Marker): string {
+  URL_CREDENTIALS.lastIndex = 0;
+  return text.replace(URL_CREDENTIALS, (all, scheme: string, user: string, password: string | undefined) => {
+    if (password !== undefined) {
+      if (password === '' || notALiteral(password) || password.includes(MARKER_PREFIX)) return all;
+      return `${scheme}${user}:${mark('url_password', password)}@`;
+    }
+    if (user.includes(MARKER_PREFIX) || !(looksRandom(user, 16) || /^[0-9a-f]{32}$/.test(user))) return all;
+    return `${scheme}${mark('url_password', user)}@`;
+  });
+}
+
+/** `Authorization: <scheme> <credentials>`, and a bare `Bearer <token>`. */
+const AUTHORIZATION = /\b((?:proxy-)?authorization(?:\\?["'])?[ \t]*[:=,][ \t]*(?:\\?["'`])?[ \t]*)([A-Za-z][\w-]*)?([ \t]+)?([^\s"'`\\,;]+)?|\b(bearer[ \t]+)([A-Za-z0-9._~+/=-]{16,})/gi;
+
+function redactAuthorization(text: string, mark: Marker): string {
+  AUTHORIZATION.lastIndex = 0;
+  return text.replace(AUTHORIZATION, (all, head: string | undefined, scheme: string | undefined, gap: string | undefined, cred: string | undefined, bearer: string | undefined, bare: string | undefined) => {
+    if (bearer !== undefined && bare !== undefined) {
+      if (notALiteral(bare) || !(looksRandom(bare, 16) || secretLike(bare))) return all;
+      return bearer + mark('bearer_token', bare);
+    }
+    if (head === undefined || scheme === undefined) return all;
+    if (gap !== undefined && cred !== undefined) {
+      // `Authorization: Basic dXNlcjpwYXNz`, `Authorization: Bearer eyJ…`, `Authorization: token ghp_…`
+      if (cred.includes(MARKER_PREFIX) || notALiteral(cred) || cred.length < 8) return all;
+      if (/^(?:basic)$/i.test(scheme)) return head + scheme + gap + mark('basic_auth', cred);
+      if (/^(?:bearer|token|jwt|oauth|ssws|key|apikey|api-key|sharedkey|sharedaccesssignature|genieKey|splunk|klaviyo-api-key|zoho-oauthtoken|deepl-auth-key)$/i.test(scheme)) {
+        return head + scheme + gap + mark('bearer_token', cred);
+      }
+      if (!(looksRandom(cred, 16) || secretLike(cred)) || /^[A-Za-z]+$/.test(cred)) return all;
+      return head + scheme + gap + mark('bearer_token', cred);
+    }
+    // `Authorization: <credentials>` with no scheme
+    if (cred === undefined && gap === undefined && !scheme.includes(MARKER_PREFIX) && looksRandom(scheme, 16)) return head + mark('bearer_token', scheme);
+    return all;
+  });
+}
+
+/** Password flags of common commands: `mysql -psecret`, `curl -u user:pw`, `sshpass -p pw`, `redis-cli -a pw`, … */
+const COMMANDS: Array<{ command: RegExp; flag: RegExp }> = [
+  { command: /\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mysqlcheck|mysqlpump|mariadb(?:-dump|-admin)?)\b/, flag: /(?<=[ \t])-p(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
+  { command: /\b(?:curl|wget|httpie|xh)\b|\bhttps?[ \t]+(?:-|GET|POST|PUT|PATCH|DELETE|HEAD)/, flag: /(?<=[ \t])(?:-u|--user|-a|--auth)(?:[ \t]+|=)(?:(["'])[^:"'\n]*:([^"'\n]+)\1|[^\s:"'`]*:([^\s"'`;|&]+))/g },
+  { command: /\bsshpass\b/, flag: /(?<=[ \t])-p[ \t]*(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
+  { command: /\bredis-cli\b/, flag: /(?<=[ \t])-a[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
+  { command: /\b(?:docker|podman|helm|buildah|skopeo|nerdctl|oras|crane)\b[^\n]*\blogin\b/, flag: /(?<=[ \t])-p[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
+  { command: /\b(?:zip|unzip|7z|7za|rar|unrar)\b/, flag: /(?<=[ \t])-[pP][ \t]*(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g },
+  { command: /\b(?:sqlcmd|bcp|isql)\b/, flag: /(?<=[ \t])-P[ \t]*(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
+  { command: /\bldap(?:search|add|modify|delete|passwd|whoami)\b/, flag: /(?<=[ \t])-w[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
+  { command: /\bmongo(?:sh|dump|restore|export|import)?\b/, flag: /(?<=[ \t])-p[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g },
+  { command: /\bsmbclient\b/, flag: /(?<=[ \t])(?:-U|--user)[ \t=]+[^\s%]+%(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
+  { command: /\bopenssl\b/, flag: /(?<=[ \t])-(?:k|kfile-never|pass(?:in|out)?)[ \t]+(?:pass:)?(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g },
+  { command: /\bnet[ \t]+use\b/i, flag: /\/user:\S+[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`\/*][^\s"'`]*))/gi },
+  { command: /\bhtpasswd\b/, flag: /(?<=[ \t])-[a-zA-Z]*b[a-zA-Z]*[ \t]+(?:-\S+[ \t]+)*\S+[ \t]+\S+[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
+];
+/** A user and a password as a call's two string arguments: `smtp.login("me", "…")`, `auth=("api", "…")`, `HTTPBasicAuth('u', '…')`. */
+/** Secrets handed to a command on its standard input or as a plain argument. */
+const PIPED_SECRET = /(\becho[ \t]+(?:-[ne]+[ \t]+)?)(["']?)([^\s"'|]+)\2([ \t]*\|[ \t]*(?:sudo[ \t]+-S|(?:docker|podman|nerdctl|buildah|skopeo|oras)[ \t]+login|helm[ \t]+registry[ \t]+login|passwd[ \t]+--stdin|chpasswd|kinit|vault[ \t]+login))|(\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(["'])([^"'\n]+)\6|(\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[=:][ \t]*["']?)([^\s:"']+:[^\s"']+)/g;
+const CREDENTIAL_PAIR = /((?:\.login|\bauth[ \t]*=[ \t]*|\bBasicAuth|\bHTTPBasicAuth|\bHTTPDigestAuth|\bbasic_auth|\.auth|\.setCredentials|\bPasswordAuthentication|\bNetworkCredential)[ \t]*\(?\(?[ \t]*(["'])[^"'\n]*\2[ \t]*,[ \t]*)(["'])([^"'\n]+)\3/g;
+/** A password flag after a blank (`-p…`, `-u`, `--user`, `-a`, `-P`, `-w`, `-U`, `-k`, `-S`, `-b…`), `echo … |`, `ConvertTo-SecureString`, `BUNDLE_…`. */
+const COMMAND_TRIGGER = /-(?<=[ \t]-)(?:[pPauUwkbS]|-(?:user|auth)\b)|-(?<=ConvertTo-)S|_(?<=BUNDLE_)|\|(?<=\becho[ \t][^\n|]{1,200}\|)|:(?<=\/[uU][sS][eE][rR]:)/;
+
+function redactCredentialCalls(text: string, mark: Marker): string {
+  CREDENTIAL_PAIR.lastIndex = 0;
+  return text.replace(CREDENTIAL_PAIR, (all, head: string, _q: string, quote: string, secret: string) =>
+    notALiteral(secret) || secret.length < 3 ? all : head + quote + mark('password', secret) + quote,
+  );
+}
+
+function redactCommands(text: string, mark: Marker): string {
+  PIPED_SECRET.lastIndex = 0;
+  let out = text;
+  out = out.replace(PIPED_SECRET, (all, e1?: string, q1?: string, s1?: string, t1?: string, e2?: string, q2?: string, s2?: string, e3?: string, s3?: string) => {
+    const secret = s1 ?? s2 ?? s3 ?? '';
+    if (secret.length < 3 || notALiteral(secret)) return all;
+    if (s1 !== undefined) return `${e1}${q1}${mark('password', secret)}${q1}${t1}`;
+    if (s2 !== undefined) return `${e2}${q2}${mark('password', secret)}${q2}`;
+    return `${e3}${mark('password', secret)}`;
+  });
+  for (const { command, flag } of COMMANDS) {
+    if (!command.test(out)) continue;
+    out = out
+      .split('\n')
+      .map((line) => {
+        if (!command.test(line)) return line;
+        flag.lastIndex = 0;
+        return line.replace(flag, (all, _q: string | undefined, quoted: string | undefined, bare: string | undefined) => {
+          const secret = quoted ?? bare ?? '';
+          if (secret.length < 2 || notALiteral(secret) || /^\$/.test(secret)) return all;
+          const at = all.lastIndexOf(secret);
+          return all.slice(0, at) + mark('password', secret) + all.slice(at + secret.length);
+        });
+      })
+      .join('\n');
+  }
+  return out;
+}
+
+/** A `.pgpass` line: `host:port:database:user:password`. */
+const PGPASS_LINE = /^([\w.*-]+:(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:)(\S{3,})$/gm;
+
+function redactPgpass(text: string, mark: Marker): string {
+  PGPASS_LINE.lastIndex = 0;
+  return text.replace(PGPASS_LINE, (all, head: string, secret: string) => (notALiteral(secret) ? all : head + mark('password', secret)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rule set
+
+/** The triggers of the rules keyed on a word; shared so that the one scan tests them once. */
+
+export const BUILTIN_RULES: readonly RedactionRule[] = [
+  { type: 'private_key', pattern: PEM, trigger: /-(?=-{3,4} ?BEGIN [A-Z0-9 _-]{0,40}PRIVATE KEY)/ },
+  { type: 'private_key', apply: redactPutty, trigger: /-(?<=Private-)(?:Lines|MAC|Hash)/ },
+  {
+    type: 'private_key',
+    apply: (text, mark) => {
+      JWK_PRIVATE.lastIndex = 0;
+      return text.replace(JWK_PRIVATE, (_all, a: string, v: string, b: string) => a + mark('private_key', v) + b);
+    },
+    trigger: /kty/i,
+  },
+  { type: 'k8s_secret', apply: redactKubernetesSecrets, trigger: /kind"?[ \t]*:[ \t]*"?secret/i },
+  { type: 'token', apply: redactTokens, trigger: new RegExp(TOKEN_ANCHORS.join('|')) },
+  {
+    type: 'aws_secret_key',
+    pattern: /(aws_?secret(?:_?access)?_?key["']?[ \t]*[:=][ \t]*["']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
+    secretGroup: 2,
+    trigger: /aws_?secret/i,
+  },
+  { type: 'url_password', apply: redactUrls, trigger: /:(?=\/\/[^\s/]*@)/ },
+  { type: 'bearer_token', apply: redactAuthorization, trigger: /authorization|bearer/i },
+  { type: 'password', apply: redactCommands, trigger: COMMAND_TRIGGER },
+  { type: 'password', apply: redactPgpass, trigger: /:(?<=(?:^|\n)[\w.*-]+:)(?=(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:\S{3})/ },
+  { type: 'password', apply: redactCredentialCalls, trigger: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/i },
+  { type: 'secret', apply: scanAssignments, trigger: NAME_WORD_TRIGGER },
+];
+
+
+/**
+ * A quick gate before the case-insensitive triggers' scan: the words every one of them contains
+ * (the scanner's, `kty`, `authorization`/`bearer`, `kind: Secret`, `aws_secret`, `.login(`,
+ * `auth=(`, `credential`). A plain union of words scans about twice as fast as the structured
+ * triggers; most text has none of them.
+ */
+const CASELESS_WORDS = /pass|pwd|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z])|bearer|kty/i;
+
+const typeMarker: Marker = (type) => `${MARKER_PREFIX}${type}]`;
+
+function applyWith(text: string, rule: RedactionRule, mark: Marker): string {
+  if (rule.apply) return rule.apply(text, mark);
+  const pattern = rule.pattern!;
+  pattern.lastIndex = 0;
+  if (rule.secretGroup === undefined) {
+    return text.replace(pattern, (whole: string) => (whole.includes(MARKER_PREFIX) && whole.startsWith(MARKER_PREFIX) ? whole : mark(rule.type, whole)));
+  }
+  const at = rule.secretGroup - 1;
+  return text.replace(pattern, (...m: unknown[]) => {
+    const groups = m.slice(1, -2).filter((g) => typeof g === 'string' || g === undefined) as (string | undefined)[];
+    const secret = groups[at] ?? '';
+    if (secret.includes(MARKER_PREFIX) || rule.keep?.(secret)) return m[0] as string;
+    return groups.map((g, i) => (i === at ? mark(rule.type, secret) : g ?? '')).join('');
+  });
+}
+
+/** One rule's replacements in `text` with `[REDACTED:<type>]` markers, no pre-test: every match is looked at. */
+export function applyRule(text: string, rule: RedactionRule): string {
+  return applyWith(text, rule, typeMarker);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The identifier markers' key
+
+const KEY_BYTES = 32;
+
+function readKeyFile(path: string): Buffer {
+  const text = readFileSync(path, 'utf8').trim();
+  if (!/^[0-9a-f]{32,}$/i.test(text)) {
+    throw new InvalidInputError(`the redaction key file ${path} is damaged (expected hex digits); remove it to start a new key (markers written so far will then not match new ones)`);
+  }
+  return Buffer.from(text, 'hex');
+}
+
+/** Reads the key file, or creates it (0600) atomically: a concurrent creator's key wins and is read. */
+function loadOrCreateKey(path: string): Buffer {
+  try {
+    return readKeyFile(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  const key = randomBytes(KEY_BYTES);
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    writeSync(fd, key.toString('hex') + '\n');
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(tmp, path); // fails when another writer created it first
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
+      unlinkSync(tmp);
+      throw new InvalidInputError(`cannot create the redaction key file ${path}: ${errorMessage(e)}`);
+    }
+  }
+  unlinkSync(tmp);
+  return readKeyFile(path);
+}
+
+// ---------------------------------------------------------------------------------------------
 
 export class Redactor {
   readonly enabled: boolean;
+  /** As given, plus the generated key when none was: another thread builds the same redactor from it. */
+  readonly options: RedactionOptions;
   private readonly rules: RedactionRule[];
   /**
-   * Whether any rule could fire on a text, in one scan each: every rule's trigger substrings as one
-   * regex, then each distinct trigger pattern. Most text has none, and testing the triggers rule by
-   * rule (some 25 substring scans of the whole text) was most of the cost of redacting it. Null
-   * when a rule has no triggers (an extra pattern), so every text goes through the rules.
+   * The pre-test, which also says which rules to run: every rule's trigger as one capture group of
+   * one of two scans (the case-sensitive triggers, anchored on `_ - . ~ : /` and capitals, and the
+   * case-insensitive ones). Most text matches neither: then no rule runs. Joining all triggers
+   * into one regex is slower (its alternatives could then start with almost any character, and
+   * the engine can no longer skip ahead), and testing each rule's trigger on its own costs a scan
+   * per rule. Null when a rule has no trigger (an extra pattern): then every rule runs its own.
    */
-  private readonly mayHold: { triggers: RegExp; patterns: RegExp[] } | null;
+  private readonly dispatch: Array<{ gate?: RegExp; scan: RegExp; rules: number[]; at: RegExp[] }> | null;
+  private key?: Buffer;
+  private readonly keyed: Marker;
 
-  /** `options`: as given, so another thread can build the same redactor (bulk ingest's worker). */
-  constructor(readonly options: RedactionOptions = {}) {
+  constructor(options: RedactionOptions = {}) {
     this.enabled = options.enabled ?? true;
     this.rules = [...BUILTIN_RULES];
     for (const extra of options.extraPatterns ?? []) {
@@ -178,38 +1079,105 @@ export class Redactor {
       pattern.lastIndex = 0;
       this.rules.push({ type: extra.type, pattern });
     }
-    this.mayHold = this.rules.every((r) => r.triggers || r.triggerPattern) ? prefilter(this.rules) : null;
+    for (const r of this.rules) if (r.trigger && (r.trigger.global || r.trigger.sticky)) throw new Error(`redaction trigger ${r.trigger} must not have the g or y flag`);
+    if (this.rules.every((r) => r.trigger)) {
+      const scan = (caseless: boolean) => {
+        const rules = this.rules.flatMap((r, i) => (r.trigger!.flags.includes('i') === caseless ? [i] : []));
+        const flags = caseless ? 'i' : '';
+        // The built-in caseless triggers all contain a word of CASELESS_WORDS; extra ones may not.
+        const gate = caseless && rules.every((i) => BUILTIN_RULES.includes(this.rules[i])) ? CASELESS_WORDS : undefined;
+        return {
+          gate,
+          scan: new RegExp(rules.map((i) => `(${this.rules[i].trigger!.source})`).join('|'), flags + 'g'),
+          rules,
+          // each trigger on its own, sticky: the rules whose triggers also match where an earlier one did
+          at: rules.map((i) => new RegExp(this.rules[i].trigger!.source, flags + 'y')),
+        };
+      };
+      this.dispatch = [scan(false), scan(true)].filter((d) => d.rules.length > 0);
+    } else {
+      this.dispatch = null;
+    }
+    if (options.key !== undefined) {
+      if (options.key.length < 16) throw new InvalidInputError('the redaction key must be at least 16 bytes');
+      this.key = Buffer.from(options.key);
+    }
+    // Without a key or a key file, a random key now, passed on with the options.
+    if (this.key === undefined && options.keyFile === undefined) this.key = randomBytes(KEY_BYTES);
+    this.options = this.key !== undefined && options.key === undefined ? { ...options, key: this.key } : options;
+    this.keyed = (type, secret) => `${MARKER_PREFIX}${type}:${this.tag(secret)}]`;
   }
 
-  /** Returns `text` with every secret replaced. */
+  /** The first 12 hex digits of HMAC-SHA256(key, secret): the same secret always gets the same tag. */
+  private tag(secret: string): string {
+    this.key ??= loadOrCreateKey(this.options.keyFile!);
+    return createHmac('sha256', this.key).update(secret, 'utf8').digest('hex').slice(0, 12);
+  }
+
+  /** Returns `text` with every secret replaced by `[REDACTED:<type>]`. */
   redact(text: string): string {
+    return this.run(text, typeMarker);
+  }
+
+  /**
+   * For identifier fields (session, name, tool call id, kind, role, meta keys): each secret becomes
+   * `[REDACTED:<type>:<tag>]`, the tag a keyed hash of the secret, so distinct values stay distinct.
+   */
+  redactId(text: string): string {
+    return this.run(text, this.keyed);
+  }
+
+  /** The pre-test alone: whether some rule's trigger matches `text` (the bench reports how often). */
+  mayHoldSecrets(text: string): boolean {
+    return this.dispatch === null || this.needed(text) !== null;
+  }
+
+  /**
+   * Which rules' triggers match `text` (by index), or null for none: one pass of each scan. A scan
+   * reports the first of its triggers that matches at a position, so the later ones are tried
+   * there on their own; the scan goes on from the next character (triggers may overlap).
+   */
+  private needed(text: string): Uint8Array | null {
+    let needed: Uint8Array | null = null;
+    for (const { gate, scan, rules, at } of this.dispatch!) {
+      if (gate && !gate.test(text)) continue;
+      scan.lastIndex = 0;
+      let left = rules.length;
+      for (let m = scan.exec(text); m !== null; m = scan.exec(text)) {
+        let g = 1;
+        while (m[g] === undefined) g++;
+        needed ??= new Uint8Array(this.rules.length);
+        if (needed[rules[g - 1]] === 0) (needed[rules[g - 1]] = 1), left--;
+        for (let k = g; k < rules.length && left > 0; k++) {
+          if (needed[rules[k]] !== 0) continue;
+          at[k].lastIndex = m.index;
+          if (at[k].test(text)) (needed[rules[k]] = 1), left--;
+        }
+        if (left === 0) break;
+        scan.lastIndex = m.index + 1;
+      }
+    }
+    return needed;
+  }
+
+  private run(text: string, mark: Marker): string {
     if (!this.enabled || text.length === 0) return text;
-    const may = this.mayHold;
-    // Exactly the rules' own pre-tests, run once over the text: when none passes, no rule runs.
-    if (may && !may.triggers.test(text) && !may.patterns.some((p) => p.test(text))) return text;
     let out = text;
-    // Trigger-pattern results for the current `out` (several rules share one pattern).
-    const hints = new Map<RegExp, boolean>();
-    const hinted = (re: RegExp) => {
-      let v = hints.get(re);
-      if (v === undefined) hints.set(re, (v = re.test(out)));
-      return v;
-    };
+    if (this.dispatch) {
+      // Decided on the text as given: what a rule inserts (markers) never makes another rule fire.
+      const needed = this.needed(text);
+      if (needed === null) return text;
+      for (let i = 0; i < this.rules.length; i++) if (needed[i]) out = applyWith(out, this.rules[i], mark);
+      return out;
+    }
     for (const rule of this.rules) {
-      if (rule.triggers || rule.triggerPattern) {
-        const hit = (rule.triggers?.some((t) => out.includes(t)) ?? false) || (rule.triggerPattern ? hinted(rule.triggerPattern) : false);
-        if (!hit) continue;
-      }
-      const next = applyRule(out, rule);
-      if (next !== out) {
-        out = next;
-        hints.clear();
-      }
+      if (rule.trigger && !rule.trigger.test(out)) continue;
+      out = applyWith(out, rule, mark);
     }
     return out;
   }
 
-  /** Redacts every string inside a JSON-like value (objects, arrays), keys left as they are. */
+  /** Redacts every string inside a JSON-like value (objects, arrays); object keys as identifiers. */
   redactValue<T>(value: T): T {
     if (!this.enabled) return value;
     return this.walk(value) as T;
@@ -219,8 +1187,11 @@ export class Redactor {
     if (typeof value === 'string') return this.redact(value);
     if (Array.isArray(value)) return value.map((v) => this.walk(v));
     if (value && typeof value === 'object') {
+      // JSON.stringify's view: toJSON() (Dates), then own enumerable keys.
+      const v = typeof (value as { toJSON?: unknown }).toJSON === 'function' ? (value as { toJSON: () => unknown }).toJSON() : value;
+      if (v !== value) return this.walk(v);
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = this.walk(v);
+      for (const [k, x] of Object.entries(value as Record<string, unknown>)) out[this.redactId(k)] = this.walk(x);
       return out;
     }
     return value;

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
-import { BUILTIN_RULES, Redactor, applyRule } from '../../../src/core/log/redaction';
+import { BUILTIN_RULES, REDACTION_RULESET_VERSION, Redactor, applyRule } from '../../../src/core/log/redaction';
 
 /** Realistic-looking secrets (not real credentials) and the marker type each must become. */
 const SECRETS: Array<[string, string]> = [
@@ -26,6 +26,7 @@ const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAqSeCretKeyMaterial
 const ENV_VALUE = 'hunter2-database-password';
 const URL_PASSWORD = 's3cr3tPa55';
 
+// Quoted values keep their quotes (`"password": "[REDACTED:secret]"`), so JSON and code stay valid.
 test('each kind of secret is replaced by [REDACTED:<type>]', () => {
   const r = new Redactor();
   for (const [secret, type] of SECRETS) {
@@ -37,10 +38,10 @@ test('each kind of secret is replaced by [REDACTED:<type>]', () => {
   assert.equal(r.redact('-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE\n(truncated'), '[REDACTED:private_key]');
   assert.equal(
     r.redact(`# .env\nDATABASE_PASSWORD=${ENV_VALUE}\nexport STRIPE_SECRET_KEY="sk_live_abcdef123456"\nAPI_KEY: 'abc123xyz'\nDEBUG=true\n`),
-    '# .env\nDATABASE_PASSWORD=[REDACTED:secret]\nexport STRIPE_SECRET_KEY=[REDACTED:secret]\nAPI_KEY: [REDACTED:secret]\nDEBUG=true\n',
+    '# .env\nDATABASE_PASSWORD=[REDACTED:secret]\nexport STRIPE_SECRET_KEY="[REDACTED:stripe_key]"\nAPI_KEY: \'[REDACTED:secret]\'\nDEBUG=true\n',
   );
-  assert.equal(r.redact('  password: "hunter2",\nPASSWORD=hunter2'), '  password: [REDACTED:secret],\nPASSWORD=[REDACTED:secret]');
-  assert.equal(r.redact('{"client_secret": "abcd-efgh-1234", "name": "x"}'), '{"client_secret": [REDACTED:secret], "name": "x"}');
+  assert.equal(r.redact('  password: "hunter2",\nPASSWORD=hunter2'), '  password: "[REDACTED:secret]",\nPASSWORD=[REDACTED:secret]');
+  assert.equal(r.redact('{"client_secret": "abcd-efgh-1234", "name": "x"}'), '{"client_secret": "[REDACTED:secret]", "name": "x"}');
   assert.equal(r.redact(`postgres://admin:${URL_PASSWORD}@db.example.com:5432/app`), 'postgres://admin:[REDACTED:url_password]@db.example.com:5432/app');
   assert.equal(r.redact('Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345'), 'Authorization: Bearer [REDACTED:bearer_token]');
 });
@@ -114,8 +115,8 @@ test('every secret name the line rules know is redacted, whatever its case', () 
   ];
   for (const name of names) {
     assert.equal(r.redact(`${name}=hunter2xyz`), `${name}=[REDACTED:secret]`, name);
-    assert.equal(r.redact(`  ${name}: "hunter2 xyz"`), `  ${name}: [REDACTED:secret]`, name);
-    assert.equal(r.redact(`{"${name}": "hunter2xyz"}`), `{"${name}": [REDACTED:secret]}`, name);
+    assert.equal(r.redact(`  ${name}: "hunter2 xyz"`), `  ${name}: "[REDACTED:secret]"`, name);
+    assert.equal(r.redact(`{"${name}": "hunter2xyz"}`), `{"${name}": "[REDACTED:secret]"}`, name);
   }
 });
 
@@ -170,7 +171,7 @@ test('no secret byte reaches disk: database, WAL and payload files, from every f
     assert.ok(!big.content.includes(SECRETS[0][0]));
     assert.match(log.get(1)!.content, /\[REDACTED:github_token\]/);
     assert.match(log.get(1)!.headline!, /\[REDACTED:github_token\]/);
-    assert.deepEqual(log.get(1)!.meta, { input: { env: 'DB_PASSWORD=[REDACTED:secret]' }, list: ['[REDACTED:github_token]'] });
+    assert.deepEqual(log.get(1)!.meta, { input: { env: 'DB_PASSWORD=[REDACTED:secret]' }, list: ['[REDACTED:github_token]'], redaction: REDACTION_RULESET_VERSION });
     // While open, the WAL holds the recent pages: check it too.
     const scrollDir = join(ws, '.scroll');
     assert.ok(filesUnder(scrollDir).some((f) => f.endsWith('-wal')), 'the WAL exists while the log is open');
@@ -179,5 +180,89 @@ test('no secret byte reaches disk: database, WAL and payload files, from every f
     assertNoSecretBytes(scrollDir, all);
   } finally {
     rmSync(ws, { recursive: true, force: true });
+  }
+});
+
+/** The credential corpus's texts, and fragments at the edges of the pre-tests (a word, a separator, a value). */
+function ruleSet2Pieces(): string[] {
+  const corpus = readFileSync(join(__dirname, '../../../../test/fixtures/redaction/credentials.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { text: string }).text);
+  return [
+    ...corpus,
+    'key', 'key value', 'Key:', 'KeyError:', 'api_key.ts:12:', '--api-key', '--credentials', 'x9Ab3dE7fG2hJ4kL', 'abc123XYZ789def456',
+    'pass', 'passed 12', 'Passwd', 'requirepass', 'syiwlz4FM&74', 'sig', 'sig=', 'session', 'sessionid=', 'login', '.login(', 'auth', 'auth=(',
+    'BasicAuth(', '"u", "p4ssw0rd!"', 'key="ApiKey"', 'value="x9Ab3dE7fG2hJ4kL"', '\\"api_key\\":', '\\"', '"', "'", '`', ']', ':', '=', ',', '>',
+    '<password>', '</password>', 'kind: Secret', 'data:', '  password: |', '  cGFzc3dvcmQ=', 'kty', '"d":', 'Authorization:', 'Basic', 'Bearer',
+    'echo', "'p4ss!'", '| sudo -S', '/user:me', 'net use', 'db:5432:app:app:', 'machine h', 'login me', 'password', 'token', 'secret', '-p', '-u',
+    'curl', 'mysql', 'user:pw', '://', '@host', 'https://', 'ghp_', 'sk-', 'eyJ', '_', '-', '.', '~', '/', 'Q~', 'AKIA', 'ops_', 'x_live_',
+  ];
+}
+
+test('rule set 2: the pre-tests never skip a text some rule would change, nor does the per-rule path differ', () => {
+  const fast = new Redactor();
+  const ruleByRule = new Redactor({ extraPatterns: [{ type: 'never', pattern: /\u0000never\u0000/ }] });
+  // Each at an edge of a pre-test: a flag's value after a blank, a config directive, an attribute
+  // value, an escaped JSON name, a YAML block, a call's arguments, a piped password, a .pgpass line.
+  const edges = [
+    '--api-key x9Ab3dE7fG2hJ4kL', 'tool --credentials Xk29sLq0Pz8vWm4n', '--private-key Xk29sLq0Pz8vWm4nAb', 'requirepass syiwlz4FM&74',
+    'Passwd syiwlz4FM&74', '<add key="ApiKey" value="x9Ab3dE7fG2hJ4kL" />', '{\\"api_key\\": \\"x9Ab3dE7fG2hJ4kL\\"}', 'password: |\n  hunter2\n',
+    'srv.login("me", "p4ssw0rd!")', 'auth=("api", "p4ssw0rd!")', "echo 'p4ss!' | sudo -S true", 'net use \\\\s\\x /user:me p4ssw0rd!',
+    'db:5432:app:app:p4ssw0rd!', 'machine h login me password p4ss', 'sig=x9Ab3dE7fG2hJ4kL%2B', 'kind: Secret\ndata:\n  k: dmFsdWU=',
+    '{"kty":"oct","k":"x9Ab3dE7fG2hJ4kLx9Ab"}', 'Authorization: Basic dXNlcjpwYXNz', 'Bearer x9Ab3dE7fG2hJ4kLmN', 'api_key.ts:12: x9Ab3dE7fG2hJ4kL',
+    'KeyError: x9Ab3dE7fG2hJ4kL', 'token x9Ab3dE7fG2hJ4kL', "--passphrase 'ODaNtA2NA$65'", 'aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+  ];
+  for (const text of edges) assert.equal(fast.redact(text), redactWithoutPretests(text), JSON.stringify(text));
+  for (const text of randomTexts(ruleSet2Pieces(), 2026, 4)) {
+    const reference = redactWithoutPretests(text);
+    assert.equal(fast.redact(text), reference, JSON.stringify(text));
+    assert.equal(ruleByRule.redact(text), reference, JSON.stringify(text));
+  }
+});
+
+test('what a lossless log must keep stays byte-exact; placeholders are not secrets, literals are', () => {
+  const r = new Redactor();
+  const keep = [
+    'commit 6cd321f0a8c4e5b9d2f7a1c3e6b8d0f2a4c6e8b0', 'HEAD is now at 35cd42b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6',
+    'id: 3f2504e0-4f89-11d3-9a0c-0305e82c3301', 'session: 6ba7b810-9dad-11d1-80b4-00c04fd430c8',
+    'sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+    'digest: sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
+    '"integrity": "sha512-YbL/UWD6++49D9b5k8sR0vL6d3jF2o1JqH3kLmN4pQ7rS9tU2vW5xY8zA1bC4dE7fG0hI3jK6lM9nO2pQ5rS8tU1vW4xY7zA0bC3dE6fG9hI2jK5lA==",',
+    'integrity sha1-Aa+1b2C3d4E5f6G7h8I9j0KlMnO=', '<img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==">',
+    'const name = getKeyName(key);', 'max_tokens: 4096', 'headers[api_key_header] = value', 'this.passwordField.focus();', 'tokenizer.encode(text)',
+    'password=${PASSWORD}', 'password = process.env.DB_PASSWORD', 'password = os.environ["DB_PASSWORD"]', 'password: <password>', 'password: ********',
+    'password = getpass()', 'token = await getToken()', 'api_key = None', 'secret: {{ .Values.secret }}', 'password: "${{ secrets.DB_PASSWORD }}"',
+    'Authorization: Bearer $TOKEN', 'Authorization: Bearer <token>', 'curl -u "$USER:$PASS" https://example.com', 'mysql -u root -p app',
+    'postgres://app:${DB_PASSWORD}@db:5432/app', 'redis://localhost:6379/0', 'git@github.com:org/repo.git', 'ssh://git@github.com/org/repo',
+    'tool call toolu_01A09q90qw90lq917835lq9 finished', 'call_DdmSWGNCGVcULAFRxmQDGEZb', 'msg_01XFDUDYJgAACzvnptvVoYEL',
+    'resp_68af1c2e3b4d5e6f708192a3b4c5d6e7', 'chatcmpl-9fK2LmN4pQ7rS9tU2vW5xY8zA1bC4', 'export PATH=/usr/local/bin:$PATH',
+    'PASSWORD_FILE=/run/secrets/db_password', 'token_type: bearer', 'eos_token: "</s>"', 'KeyError: \'token\'', 'passed 12, failed 0',
+  ];
+  for (const text of keep) assert.equal(r.redact(text), text, text);
+  // The same names with real literals lose them.
+  assert.equal(r.redact('password = "Tr0ub4dor&3"'), 'password = "[REDACTED:secret]"');
+  assert.equal(r.redact('token = "9x8y7z6w5v4u"'), 'token = "[REDACTED:secret]"');
+  assert.equal(r.redact('curl -u admin:Tr0ub4dor https://example.com'), 'curl -u admin:[REDACTED:password] https://example.com');
+});
+
+test('no input makes redaction slow: 200 KB of each shape that once took quadratic time takes well under 2 s', () => {
+  const r = new Redactor();
+  const n = 200_000;
+  const cases: Record<string, string> = {
+    'overlapping bare values': 'key='.repeat(n / 4),
+    'one giant name of secret words': 'secretkeytokenpassauthsig'.repeat(n / 25),
+    'private key headers without an end': '-----BEGIN RSA PRIVATE KEY-----'.repeat(n / 31),
+    'names after a marker': '[REDACTED:x] ' + 'key=Ab3dE7fG2hJ4kLmN '.repeat(n / 20),
+    'a URL without @': 'http://a:' + 'b'.repeat(n),
+    'runs after underscores': '_' + 'a1B2'.repeat(n / 4),
+    'quotes': '"password": "'.repeat(n / 14),
+    'flags': 'htpasswd -b ' + '-x '.repeat(n / 3),
+  };
+  for (const [name, text] of Object.entries(cases)) {
+    const t0 = Date.now();
+    r.redact(text);
+    r.redactId(text);
+    assert.ok(Date.now() - t0 < 2000, `${name}: ${Date.now() - t0} ms`);
   }
 });

@@ -192,7 +192,9 @@ export class EventLog {
     const warn = opts.onWarning ?? ((m: string) => process.stderr.write(`scroll: ${m}\n`));
     // Configuration errors (a bad extra redaction pattern) surface before any file is touched.
     const redact = opts.redact ?? true;
-    const redactor = new Redactor(typeof redact === 'boolean' ? { enabled: redact } : redact);
+    // The key of the identifier markers lives beside the log (not in it): the same secret in a session
+    // or a tool call id gets the same marker in every process that writes this log.
+    const redactor = new Redactor({ ...(typeof redact === 'boolean' ? { enabled: redact } : redact), keyFile: join(dirname(path), 'redaction.key') });
     if (opts.payloadThreshold !== undefined && !(Number.isFinite(opts.payloadThreshold) && opts.payloadThreshold >= 0)) {
       throw new InvalidInputError(`payloadThreshold must be a number of bytes ≥ 0 (got ${opts.payloadThreshold})`);
     }

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../../src/core/db';
+import { REDACTION_RULESET_VERSION } from '../../../src/core/log/redaction';
 
 /** The compiled CLI under test (run as its own process, exactly as a user runs it). */
 const CLI = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
@@ -92,6 +93,8 @@ test('ingest → stats/search/show/export → ingest again: identical events', (
       const src = EVENTS[i] as Record<string, unknown>;
       for (const [k, v] of Object.entries(src)) {
         if (k === 'ts') assert.equal(rows[i].ts, v);
+        // Redaction records its rule set in every event's meta.
+        else if (k === 'meta') assert.deepEqual(rows[i][k], { ...(v as object), redaction: REDACTION_RULESET_VERSION }, `meta of event ${i + 1}`);
         else assert.deepEqual(rows[i][k], v, `${k} of event ${i + 1}`);
       }
     }

@@ -8,6 +8,7 @@ import { InvalidInputError, ReadonlyLogError } from '../../../src/core/errors';
 import { EventLog } from '../../../src/core/log/eventLog';
 import { PREVIEW_CHARS } from '../../../src/core/log/eventPreparer';
 import { SCHEMA_VERSION } from '../../../src/core/log/schema';
+import { REDACTION_RULESET_VERSION } from '../../../src/core/log/redaction';
 
 function withWorkspace(fn: (ws: string) => void): void {
   const ws = mkdtempSync(join(tmpdir(), 'scroll-log-'));
@@ -52,7 +53,7 @@ test('append/get round-trip every field; seq strictly increasing', () => {
     assert.deepEqual(got, b);
     assert.deepEqual(got, {
       seq: b.seq, session: 'S2', kind: 'tool_call', role: 'assistant', name: 'bash', content: '{"cmd":"ls"}',
-      ts: '2026-01-02T03:04:05.678Z', meta: { n: 1, nested: { ok: true }, list: [1, 'two'] }, step: 3,
+      ts: '2026-01-02T03:04:05.678Z', meta: { n: 1, nested: { ok: true }, list: [1, 'two'], redaction: REDACTION_RULESET_VERSION }, step: 3,
       toolCallId: 'call_1', parentSeq: a.seq, headline: 'listed the folder', payload: null,
       bytes: 12, tokens: 3,
     });

@@ -29,20 +29,17 @@ PREVIEW_CHARS = 2000
 
 
 def schema_sql():
-    """The CREATE statements of every migration in src/core/log/schema.ts."""
-    with open(os.path.join(ROOT, "src", "core", "log", "schema.ts"), encoding="utf-8") as f:
-        ts = f.read()
-    out = []
-    for m in re.finditer(r"sql:\s*`(.*?)`,\s*\n\s*}", ts, re.S):
-        sql = m.group(1)
-        # Template substitutions in the TS source are string literals: `${"..."}` → ...
-        sql = re.sub(r'\$\{"((?:[^"\\]|\\.)*)"\}', lambda mm: mm.group(1), sql)
-        if "${" in sql:
-            raise AssertionError("schema.ts has a template expression this helper cannot read")
-        out.append(sql)
-    if not out:
+    """The SQL of every migration in src/core/log/schema.ts, as the built TypeScript computes it
+    (its templates are expressions: the append-only triggers come from one constant)."""
+    schema_js = os.path.join(ROOT, "out", "src", "core", "log", "schema.js")
+    if not os.path.exists(schema_js):
+        raise AssertionError("build first (npx tsc -p .): %s is missing" % schema_js)
+    import subprocess
+    script = "process.stdout.write(require(%s).MIGRATIONS.map((m) => m.sql).join('\\n'))" % json.dumps(schema_js)
+    sql = subprocess.run(["node", "-e", script], capture_output=True, text=True, check=True).stdout
+    if not sql.strip():
         raise AssertionError("no migrations found in schema.ts")
-    return "\n".join(out)
+    return sql
 
 
 class LogBuilder:

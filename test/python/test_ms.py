@@ -9,7 +9,6 @@ import hashlib
 import json
 import math
 import os
-import re
 import shutil
 import sqlite3
 import subprocess

@@ -5,17 +5,19 @@
 // source files, test output and prose about them). Chunks of real text are cut to the synthetic
 // events' mean size, since the parts are listed once per distinct identifier per event.
 // Usage: node bench/corpus.bench.mjs [--size 1e6] [DIR_OR_FILE ...]   (extra paths: more real text)
+// Smoke size (SCROLL_BENCH_SMOKE=1): 20k synthetic tokens, 200 KB of each real text.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { HistoryGenerator } from './lib/synthetic.mjs';
-import { option, positionals } from './lib/measure.mjs';
+import { SMOKE, check, option, positionals } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const args = process.argv.slice(2);
-const size = Number(option(args, '--size', '1e6'));
+const size = Number(option(args, '--size', SMOKE ? '2e4' : '1e6'));
+const REAL_BYTES = SMOKE ? 2e5 : 8e6; // real text read per corpus
 const core = join(root, 'out', 'src', 'core');
 if (!existsSync(join(core, 'search', 'indexText.js'))) {
   console.error('corpus bench: run `npx tsc -p .` first (needs out/src/core)');
@@ -83,7 +85,7 @@ const real = [
 const extra = positionals(args, ['--quick', '--no-captions']);
 if (extra.length) real.push({ name: `given: ${extra.map((p) => relative(process.cwd(), p) || '.').join(', ')}`, paths: extra, exts: ['.ts', '.tsx', '.js', '.mjs', '.py', '.go', '.rs', '.java', '.c', '.cpp', '.h', '.md', '.txt', '.log', '.jsonl'] });
 for (const r of real) {
-  const files = r.paths.flatMap((p) => collect(p, r.exts, 8e6));
+  const files = r.paths.flatMap((p) => collect(p, r.exts, REAL_BYTES));
   if (files.length) corpora.push({ name: r.name, docs: chunks(files, meanEvent) });
   else console.log(`(skipped ${r.name}: nothing found)`);
 }
@@ -92,6 +94,7 @@ console.log(`real text cut into chunks of ${meanEvent} characters (the synthetic
 console.log(`${'corpus'.padEnd(40)}${'docs'.padStart(8)}${'tokens'.padStart(11)}${'idents/1k tok'.padStart(15)}${'parts/ident'.padStart(13)}${'parts/token'.padStart(13)}`);
 for (const c of corpora) {
   const m = measure(c.docs);
+  check(m.tokens > 0 && (!c.name.startsWith('synthetic') || m.identifiers > 0), `${c.name}: ${m.tokens} tokens, ${m.identifiers} identifiers`);
   console.log(
     `${c.name.padEnd(40)}${String(m.docs).padStart(8)}${String(m.tokens).padStart(11)}` +
       `${((1000 * m.identifiers) / m.tokens).toFixed(1).padStart(15)}${(m.parts / Math.max(1, m.identifiers)).toFixed(2).padStart(13)}${(m.parts / m.tokens).toFixed(2).padStart(13)}`,

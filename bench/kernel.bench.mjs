@@ -5,13 +5,16 @@
 //                         (the standalone reader kernel/scroll_ms.py opened inside the kernel)
 // Targets: start-up < 300 ms; sandboxed start <= unsandboxed + 150 ms; print(1) p50 <= 2 ms;
 // ms.search through the host <= 2x the direct read.
-// Usage: node bench/kernel.bench.mjs [--starts N] [--trips N] [--searches N]   (needs `npx tsc -p .` first)
+// Usage: node bench/kernel.bench.mjs [--starts N] [--trips N] [--searches N] [--events N]
+// (needs `npx tsc -p .` first; `npm run bench` builds). Smoke size (SCROLL_BENCH_SMOKE=1): 2 starts,
+// 5 trips, 5 searches on 200 events, targets not checked; wrong output still fails it.
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SMOKE, check, verdict as targetVerdict } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -19,9 +22,11 @@ const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? Number(process.argv[i + 1]) : dflt;
 };
-const STARTS = arg('--starts', 10);
-const TRIPS = arg('--trips', 300);
-const SEARCHES = arg('--searches', 100);
+const STARTS = arg('--starts', SMOKE ? 2 : 10);
+const TRIPS = arg('--trips', SMOKE ? 5 : 300);
+const SEARCHES = arg('--searches', SMOKE ? 5 : 100);
+const EVENTS = arg('--events', SMOKE ? 200 : 5000);
+const WARMUP = SMOKE ? 2 : 20; // cells run before timing (the first imports ast etc.)
 
 let SubprocessKernel, EventLog, MemoryHost, probeSandbox, ScratchFolder;
 try {
@@ -30,7 +35,7 @@ try {
   ({ MemoryHost } = require(join(root, 'out/src/core/memory/memoryHost.js')));
   ({ probeSandbox, ScratchFolder } = require(join(root, 'out/src/core/kernel/sandbox.js')));
 } catch (e) {
-  console.error(`kernel bench: build first (npx tsc -p .): ${e.message}`);
+  console.error(`kernel bench: build first (npx tsc -p .; npm run bench builds): ${e.message}`);
   process.exit(1);
 }
 
@@ -91,7 +96,7 @@ const dir = mkdtempSync(join(tmpdir(), 'scroll-kernel-bench-'));
 const topics = ['retry cap', 'deploy key', 'pool size', 'flaky test', 'cache miss', 'timeout budget', 'schema migration'];
 try {
   const log = EventLog.open({ workspace: dir, session: 'bench', redact: false });
-  for (let i = 0; i < 5000; i++) {
+  for (let i = 0; i < EVENTS; i++) {
     log.append({ kind: i % 3 ? 'model_turn' : 'user_message', role: i % 3 ? 'assistant' : 'user',
       content: `bench event ${i} about the ${topics[i % topics.length]} and topic ${i % 17}: we decided ${i % 5} attempts` });
   }
@@ -130,13 +135,13 @@ try {
   for (const [name, extra] of variants) {
     const kernel = new SubprocessKernel(opts(extra));
     await kernel.start();
-    for (let i = 0; i < 20; i++) await kernel.execute('print(1)'); // warm-up: first cell imports ast etc.
+    for (let i = 0; i < WARMUP; i++) await kernel.execute('print(1)'); // warm-up: first cell imports ast etc.
     trips[name] = [];
     for (let i = 0; i < TRIPS; i++) {
       const t0 = now();
       const r = await kernel.execute('print(1)');
       trips[name].push(now() - t0);
-      if (r.stdout !== '1\n') throw new Error(`unexpected output ${JSON.stringify(r)}`);
+      check(r.stdout === '1\n', `print(1) in the ${name} kernel gave ${JSON.stringify(r)}`);
     }
     searches[name] = [];
     for (let i = 0; i < 5; i++) await kernel.execute(`len(ms.search(${JSON.stringify(topics[i % topics.length])}, k=10))`);
@@ -144,7 +149,9 @@ try {
       const t0 = now();
       const r = await kernel.execute(`len(ms.search(${JSON.stringify(topics[i % topics.length])}, k=10))`);
       searches[name].push(now() - t0);
-      if (r.error) throw new Error(`ms.search failed: ${JSON.stringify(r.error)}`);
+      check(!r.error, `ms.search failed in the ${name} kernel: ${JSON.stringify(r.error)}`);
+      const n = Number(r.stdout.trim());
+      check(n >= 1 && n <= 10, `ms.search(k=10) in the ${name} kernel gave ${JSON.stringify(r)}, not 1 to 10 hits`);
     }
     if (name === 'unsandboxed') {
       // The direct read this replaced: the standalone reader's own connection, in the same kernel.
@@ -155,7 +162,7 @@ try {
         const t0 = now();
         const r = await kernel.execute(`len(_direct.search(${JSON.stringify(topics[i % topics.length])}, k=10))`);
         direct.push(now() - t0);
-        if (r.error) throw new Error(`direct search failed: ${JSON.stringify(r.error)}`);
+        check(!r.error, `direct search failed: ${JSON.stringify(r.error)}`);
       }
     }
     await kernel.dispose();
@@ -165,8 +172,8 @@ try {
 
   const p50 = (xs) => pct(xs, 50);
   const line = (label, xs) => `${label.padEnd(44)} p50 ${ms(p50(xs))}  p95 ${ms(pct(xs, 95))}`;
-  const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
-  console.log(`python: ${python}; ${STARTS} starts, ${TRIPS} round trips, ${SEARCHES} searches on ${log ? 5000 : 0} events`);
+  const verdict = (ok) => targetVerdict(ok, 'PASS', 'FAIL');
+  console.log(`python: ${python}; ${STARTS} starts, ${TRIPS} round trips, ${SEARCHES} searches on ${EVENTS} events${SMOKE ? ' (smoke size)' : ''}`);
   console.log(line('start-up  baseline (python -c pass)', bare));
   for (const [name] of variants) console.log(line(`start-up  kernel ${name} (spawn → ms bound)`, starts[name]) + `  target < 300 ms: ${verdict(p50(starts[name]) < 300)}`);
   if (starts.sandboxed) {

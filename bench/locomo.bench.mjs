@@ -1,13 +1,15 @@
 // Search quality on LoCoMo: turn-level recall@5/10/20 of our default search, next to plain BM25
 // measured the README's way in the same run. Usage: node bench/locomo.bench.mjs [PATH] [--no-captions]
 // Default PATH: ../shared/data/locomo/locomo10.json (read in place, never copied).
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+// Smoke size (SCROLL_BENCH_SMOKE=1): the first conversation only, or a tiny built-in one in LoCoMo's
+// format (bench/lib/locomo.mjs) when the dataset is not there; the target is not checked.
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { loadLocomo, recallAt } from './lib/locomo.mjs';
-import { positionals } from './lib/measure.mjs';
+import { loadLocomo, recallAt, smokeSample } from './lib/locomo.mjs';
+import { SMOKE, check, positionals, verdict } from './lib/measure.mjs';
 import { openBenchLog } from './lib/searchDb.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -15,7 +17,8 @@ const require = createRequire(import.meta.url);
 const args = process.argv.slice(2);
 const dataPath = resolve(root, positionals(args, ['--no-captions', '--quick'])[0] ?? '../shared/data/locomo/locomo10.json');
 const withCaptions = !args.includes('--no-captions');
-if (!existsSync(dataPath)) {
+const haveData = existsSync(dataPath);
+if (!haveData && !SMOKE) {
   console.error(`locomo: dataset not found at ${dataPath} (pass its path as the first argument)`);
   process.exit(2);
 }
@@ -27,7 +30,13 @@ if (!existsSync(join(outDir, 'search', 'index.js'))) {
 const { STOP_WORDS } = require(join(outDir, 'search', 'index.js'));
 const Database = require('better-sqlite3');
 
-const { conversations, questions, totalQuestions } = loadLocomo(dataPath);
+let data = haveData ? JSON.parse(readFileSync(dataPath, 'utf8')) : smokeSample();
+if (SMOKE) {
+  data = data.slice(0, 1);
+  console.log(`smoke size: ${haveData ? `the first conversation of ${dataPath}` : `no dataset at ${dataPath}: a tiny built-in conversation (bench/lib/locomo.mjs)`}`);
+}
+const { conversations, questions, totalQuestions } = loadLocomo(data);
+check(questions.length > 0, 'no question with evidence was loaded');
 const K = [5, 10, 20];
 const maxK = Math.max(...K);
 console.log(`LoCoMo: ${conversations.length} conversations, ${conversations.reduce((n, c) => n + c.turns.length, 0)} turns, ` +
@@ -59,6 +68,7 @@ t0 = performance.now();
 for (const q of questions) {
   const r = log.search(q.question, { session: q.conv, k: maxK, snippet: false });
   if (r.broadened) broadenedQueries++;
+  check(r.hits.length <= maxK && r.hits.every((h) => seqToDia.has(h.seq)), `search "${q.question}" returned ${r.hits.length} hits, or hits outside the ingested turns`);
   ours.push({ evidence: q.evidence, ranked: r.hits.map((h) => seqToDia.get(h.seq)), category: q.category });
 }
 const oursMs = performance.now() - t0;
@@ -93,7 +103,8 @@ console.log(row('plain BM25, porter unicode61', plainPorter));
 console.log(row(`scroll search (default${withCaptions ? '' : ', no captions'})`, ours));
 const r10 = recallAt(ours, 10);
 const base10 = recallAt(plainPorter, 10);
-console.log(`\nR@10: ${r10.toFixed(3)} vs plain ${base10.toFixed(3)} (${(r10 / base10).toFixed(2)}x); target >= 0.70: ${r10 >= 0.7 ? 'met' : 'MISSED'}`);
+check(recallAt(ours, maxK) > 0, `scroll search found none of the evidence turns in its top ${maxK}`);
+console.log(`\nR@10: ${r10.toFixed(3)} vs plain ${base10.toFixed(3)} (${(r10 / base10).toFixed(2)}x); target >= 0.70: ${verdict(r10 >= 0.7)}`);
 console.log(`by category (R@10, ours / plain porter):`);
 for (const cat of [...new Set(questions.map((q) => q.category))].sort()) {
   const a = ours.filter((r) => r.category === cat);

@@ -3,19 +3,21 @@
 // job in-thread (EventLog.verify / rebuildIndex, what `scroll check` / `scroll reindex` run).
 // A 10 ms timer stands in for the editor's other work; its longest gap is the stall.
 // Usage: node bench/maintenance.bench.mjs [--size 1e7] [--rounds 2] [--corpus 1|2]
+// Smoke size (SCROLL_BENCH_SMOKE=1): 50k tokens, one round. Every size checks that the worker ran
+// the job, that the rebuild indexed every event and that the log verifies.
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { HistoryGenerator, corpusOption } from './lib/synthetic.mjs';
-import { option, pct } from './lib/measure.mjs';
+import { SMOKE, check, option, pct } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const args = process.argv.slice(2);
-const size = Number(option(args, '--size', '1e7'));
-const rounds = Number(option(args, '--rounds', 2));
+const size = Number(option(args, '--size', SMOKE ? '5e4' : '1e7'));
+const rounds = Number(option(args, '--rounds', SMOKE ? 1 : 2));
 const core = join(root, 'out', 'src', 'core');
 if (!existsSync(join(core, 'log', 'maintenance.js'))) {
   console.error('maintenance bench: run `npx tsc -p .` first (needs out/src/core)');
@@ -55,11 +57,18 @@ const runs = { verifyHere: [], verifyWorker: [], rebuildHere: [], rebuildWorker:
 for (let r = 0; r < rounds; r++) {
   const order = r % 2 === 0 ? ['Here', 'Worker'] : ['Worker', 'Here'];
   for (const where of order) {
-    runs[`verify${where}`].push(await stall(() => (where === 'Here' ? log.verify() : verifyInBackground(log))));
-    runs[`rebuild${where}`].push(await stall(() => (where === 'Here' ? log.rebuildIndex() : rebuildIndexInBackground(log))));
+    let ranOn = 'here';
+    const onStarted = (w) => (ranOn = w);
+    let verdict;
+    runs[`verify${where}`].push(await stall(async () => (verdict = await (where === 'Here' ? log.verify() : verifyInBackground(log, { onStarted })))));
+    check(verdict.ok, `the ${where === 'Here' ? 'in-thread' : 'worker'} check found problems in a sound log: ${JSON.stringify(verdict).slice(0, 300)}`);
+    let indexed;
+    runs[`rebuild${where}`].push(await stall(async () => (indexed = await (where === 'Here' ? log.rebuildIndex() : rebuildIndexInBackground(log, { onStarted })))));
+    check(indexed === events.length, `the ${where === 'Here' ? 'in-thread' : 'worker'} rebuild indexed ${indexed} of ${events.length} events`);
+    check(where === 'Here' || ranOn === 'worker', `the background jobs ran on ${ranOn}, not on a worker (is out/src/core/log/maintenanceWorker.js built?)`);
   }
 }
-if (!log.verify().ok) throw new Error('the log does not verify after the rebuilds');
+check(log.verify().ok, 'the log does not verify after the rebuilds');
 log.close();
 rmSync(dir, { recursive: true, force: true });
 

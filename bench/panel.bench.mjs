@@ -7,11 +7,13 @@
 // Target (issue 7): results render within 150 ms of the debounced keystroke; the host share is
 // measured here, the browser share by the end-to-end test (test/e2e/panel*).
 // Usage: node bench/panel.bench.mjs [--tokens N] [--runs N] [--keep DIR]  (needs `npx tsc -p .`)
+// Smoke size (SCROLL_BENCH_SMOKE=1): 200k tokens, 2 runs of each request.
 import { createRequire } from 'node:module';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SMOKE, check } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -19,8 +21,8 @@ const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : dflt;
 };
-const TOKENS = Number(arg('--tokens', 10_000_000));
-const RUNS = Number(arg('--runs', 15));
+const TOKENS = Number(arg('--tokens', SMOKE ? 200_000 : 10_000_000));
+const RUNS = Number(arg('--runs', SMOKE ? 2 : 15));
 const keepDir = arg('--keep', undefined);
 
 let EventLog, EventLogPanelSource, PanelRequestHandler, PAGE, HIT_CAP;
@@ -151,6 +153,8 @@ try {
     const plain = time(() => log.search(q, { k: PAGE }));
     worstP95 = Math.max(worstP95, panel.p95);
     const page = panel.out;
+    check(page.hits.length <= PAGE && page.hits.length <= page.total, `${label}: a page of ${page.hits.length} hits of ${page.total}`);
+    if (label === 'common word') check(page.total > 0 && page.hits.length > 0, `the common word "${q}" found nothing`);
     console.log(`${label.padEnd(20)} ${String(page.total + (page.capped ? '+' : '')).padStart(6)}   ${f(panel.p50).padStart(9)} / ${f(panel.p95).padStart(9)}   ${f(plain.p50).padStart(9)}              ` +
       `${(panel.p50 / plain.p50).toFixed(2).padStart(5)}   ${(bytes(page) / 1024).toFixed(1)} KB`);
   }
@@ -169,7 +173,9 @@ try {
     const ex = time(() => handler.expand(bigRow.seq, bigRow.seq));
     console.log(`\nexpand the largest event (${(bigRow.bytes / 1024).toFixed(0)} KB, payload): p50 ${f(ex.p50)}; message ${(bytes(ex.out) / 1024).toFixed(1)} KB (content capped, rest on demand)`);
   }
-  const rangeT = time((i) => handler.expand(1000 + i * 50, 1_000_000));
+  const rangeFrom = Math.max(1, Math.min(1000, stats.events - 50 * RUNS)); // 1000 but in a small log (smoke size)
+  const rangeT = time((i) => handler.expand(rangeFrom + i * 50, 1_000_000));
+  check(rangeT.out.events.length > 0, `expanding from seq ${rangeFrom + (RUNS - 1) * 50} gave no events`);
   console.log(`expand a range, one page of 50 events: p50 ${f(rangeT.p50)}, message ${(bytes(rangeT.out) / 1024).toFixed(1)} KB`);
   const sessions = log.sessions().sort((a, b) => b.events - a.events);
   const biggest = sessions[0].session;

@@ -8,20 +8,21 @@
 //    each word or compound expanded to the whole identifiers containing it, and whether both find
 //    the same number of events.
 // Usage: node bench/parts.bench.mjs [--quick] [--size 1e7] [--queries 200] [--corpus 1|2]
+// Smoke size (SCROLL_BENCH_SMOKE=1): 100k tokens, 20 queries.
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { HistoryGenerator, corpusOption } from './lib/synthetic.mjs';
-import { openFloor, option, pct, timeIt } from './lib/measure.mjs';
+import { SMOKE, check, openFloor, option, pct, timeIt } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const args = process.argv.slice(2);
 const opt = (name, dflt) => option(args, name, dflt);
-const size = args.includes('--quick') ? 1e6 : Number(opt('--size', 1e7));
-const nQueries = Number(opt('--queries', 200));
+const size = args.includes('--quick') ? 1e6 : Number(opt('--size', SMOKE ? 1e5 : 1e7));
+const nQueries = Number(opt('--queries', SMOKE ? 20 : 200));
 const BATCH = 1000;
 
 const core = join(root, 'out', 'src', 'core');
@@ -135,6 +136,11 @@ for (const query of gen.queries(events, nQueries)) {
     if (q.todayN.get(todayExpr).n === q.otherN.get(otherExpr).n) same++;
   }
 }
+for (const [name, d] of [['today', today.db], ['expanded', other.db]]) {
+  const n = d.prepare('SELECT count(*) AS n FROM events').get().n;
+  check(n === events.length, `the ${name} layout holds ${n} of ${events.length} events`);
+}
+check(t.today.length > 0 && sizes.length > 0, `${t.today.length} queries ran, ${sizes.length} terms expanded`);
 const f = (x) => x.toFixed(2).padStart(9);
 console.log(`\nranked FTS5 query (cpu ms, ${t.today.length} queries)      p50      p99     mean`);
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HistoryGenerator } from './lib/synthetic.mjs';
+import { SMOKE } from './lib/measure.mjs'; // SCROLL_BENCH_SMOKE=1: npm test's smoke size
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -23,8 +24,8 @@ const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? Number(process.argv[i + 1]) : dflt;
 };
-const MB = arg('--mb', 20);
-const REPS = arg('--reps', 5);
+const MB = arg('--mb', SMOKE ? 0.2 : 20);
+const REPS = arg('--reps', SMOKE ? 1 : 5);
 
 let Redactor, REDACTION_RULESET_VERSION, EventPreparer, PayloadStore;
 try {

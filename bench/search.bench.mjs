@@ -9,14 +9,14 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { spawnSync } from 'node:child_process';
 import { HistoryGenerator, corpusOption } from './lib/synthetic.mjs';
-import { cpuMs, openFloor, option, pct, timeIt } from './lib/measure.mjs';
+import { SMOKE, cpuMs, openFloor, option, pct, timeIt } from './lib/measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const args = process.argv.slice(2);
 const opt = (name, dflt) => option(args, name, dflt);
-const sizes = args.includes('--quick') ? [1e6] : opt('--sizes', '1e6,1e7').split(',').map(Number);
-const nQueries = Number(opt('--queries', 200));
+const sizes = args.includes('--quick') ? [1e6] : opt('--sizes', SMOKE ? '5e5' : '1e6,1e7').split(',').map(Number); // smoke: SCROLL_BENCH_SMOKE=1
+const nQueries = Number(opt('--queries', SMOKE ? 10 : 200));
 const corpus = corpusOption(args); // 2: calibrated to real code (bench/corpus.bench.mjs); 1: the first, 3x denser in identifiers
 const BATCH = 1000;
 const K = 10;

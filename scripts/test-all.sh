@@ -4,7 +4,7 @@
 # the run; a failed test layer does not stop the later layers (one CI run shows everything that fails),
 # and the run exits non-zero if any layer failed. The host tools (Node 24, code-server, Chromium,
 # playwright-core) install on demand into ${SCROLL_DEV_CACHE:-~/.cache/scroll-dev}.
-# One layer only: SCROLL_TEST_LAYERS="unit python" npm test   (names: unit python node-sqlite host e2e)
+# One layer only: SCROLL_TEST_LAYERS="unit python" npm test   (names: unit bench-smoke python node-sqlite host e2e)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +24,9 @@ node scripts/build.mjs || { echo "== build: FAILED (esbuild)"; exit 1; }
 echo "== unit tests (Node $(node --version), better-sqlite3)"
 # Node 20 does not expand globs in --test arguments: list the files.
 layer unit node --test --test-reporter=spec $(find out/test/unit -name '*.test.js' | sort)
+
+echo "== bench smoke (every bench/*.bench.mjs at a tiny size on this build: a crash or a wrong result fails, no target is checked)"
+layer bench-smoke node scripts/bench.mjs --smoke --no-build
 
 echo "== python tests"
 layer python python3 -m unittest discover -s test/python -v

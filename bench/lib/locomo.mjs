@@ -24,8 +24,8 @@ function normDiaId(id) {
  * Returns { conversations: [{ id, turns: [{ diaId, speaker, text, caption, date, dateText, sessionNo }] }],
  *           questions: [{ conv, question, category, evidence: [diaId] }] } (only questions with evidence).
  */
-export function loadLocomo(path) {
-  const data = JSON.parse(readFileSync(path, 'utf8'));
+export function loadLocomo(pathOrData) {
+  const data = typeof pathOrData === 'string' ? JSON.parse(readFileSync(pathOrData, 'utf8')) : pathOrData;
   const conversations = [];
   const questions = [];
   let totalQuestions = 0;
@@ -64,4 +64,43 @@ export function recallAt(results, k) {
     sum += evidence.filter((e) => top.has(e)).length / evidence.length;
   }
   return results.length ? sum / results.length : 0;
+}
+
+/**
+ * A tiny conversation in LoCoMo's format, for the smoke run (SCROLL_BENCH_SMOKE=1) where the dataset
+ * is not installed (a fresh CI machine): two sessions, questions whose evidence shares words with them.
+ */
+export function smokeSample() {
+  const turns = (n, lines) => lines.map(([speaker, text, caption], i) => ({ speaker, dia_id: `D${n}:${i + 1}`, text, ...(caption ? { blip_caption: caption } : {}) }));
+  return [{
+    sample_id: 'smoke-1',
+    conversation: {
+      speaker_a: 'Ada', speaker_b: 'Ben',
+      session_1_date_time: '9:15 am on 3 March, 2024',
+      session_1: turns(1, [
+        ['Ada', 'Morning Ben! I finally adopted a dog from the shelter, a grey greyhound called Pixel.'],
+        ['Ben', 'That is great news. My sister keeps bees on her allotment near the river.'],
+        ['Ada', 'Pixel already loves the park by the old mill.', 'a grey dog running across a green park'],
+        ['Ben', 'I started learning the cello last week; the teacher says my bowing is stiff.'],
+        ['Ada', 'My team ships the new billing service on Friday, fingers crossed.'],
+        ['Ben', 'Good luck with the launch!'],
+      ]),
+      session_2_date_time: '6:40 pm on 17 March, 2024',
+      session_2: turns(2, [
+        ['Ben', 'How did the billing launch go?'],
+        ['Ada', 'It went smoothly, only one rollback for a timezone bug.'],
+        ['Ben', 'The cello teacher gave me a harder piece, a Bach suite.'],
+        ['Ada', 'Pixel learned to fetch a frisbee at the beach.', 'a dog jumping for a frisbee on the sand'],
+        ['Ben', 'My sister sold her first jars of honey at the market.'],
+      ]),
+    },
+    qa: [
+      { question: 'What kind of dog did Ada adopt from the shelter?', answer: 'a greyhound', evidence: ['D1:1'], category: 1 },
+      { question: 'Which instrument is Ben learning?', answer: 'the cello', evidence: ['D1:4', 'D2:3'], category: 1 },
+      { question: 'When did Ada ship the billing service?', answer: 'Friday', evidence: ['D1:5'], category: 2 },
+      { question: 'What caused the rollback after the launch?', answer: 'a timezone bug', evidence: ['D2:2'], category: 4 },
+      { question: 'What does Ben\'s sister sell at the market?', answer: 'honey', evidence: ['D1:2; D2:5'], category: 4 },
+      { question: 'What did Pixel learn at the beach?', answer: 'to fetch a frisbee', evidence: ['D2:4'], category: 4 },
+    ],
+  }];
 }

@@ -53,3 +53,21 @@ export function option(args, name, dflt) {
 export function positionals(args, flags = []) {
   return args.filter((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--') && !flags.includes(args[i - 1])));
 }
+
+/**
+ * Smoke size (`npm test`'s bench-smoke layer: `node scripts/bench.mjs --smoke`, which sets
+ * SCROLL_BENCH_SMOKE=1): every bench runs at a tiny size so a broken one fails CI. Its figures are
+ * still printed next to the same-run baseline, but no target is checked; only a crash or a wrong
+ * result fails it.
+ */
+export const SMOKE = process.env.SCROLL_BENCH_SMOKE === '1';
+
+/** A target's verdict, or that it is not checked at smoke size. */
+export function verdict(ok, met = 'met', missed = 'MISSED') {
+  return SMOKE ? 'not checked (smoke size)' : ok ? met : missed;
+}
+
+/** Fails the bench on a wrong result (at every size, smoke included). */
+export function check(ok, message) {
+  if (!ok) throw new Error(`wrong result: ${message}`);
+}

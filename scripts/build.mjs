@@ -1,7 +1,7 @@
 // Bundles the extension, the CLI and the panel front end with esbuild.
 // `node scripts/build.mjs [--watch] [--production]`
 import * as esbuild from 'esbuild';
-import { existsSync } from 'node:fs';
+import { existsSync, watch as watchFs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeGenerated as writePrompts } from '../src/prompts/build-prompts.mjs';
@@ -73,7 +73,13 @@ const targets = [
 ].filter((t) => existsSync(join(root, t.entryPoints[0])));
 
 if (watch) {
+  // `npm run watch` runs this beside `tsc -w`: esbuild rebuilds each bundle on change, and an edited
+  // prompt (src/prompts/**/*.md) regenerates its TS module, which both then pick up.
   for (const t of targets) (await esbuild.context(t)).watch();
+  watchFs(join(root, 'src/prompts'), { recursive: true }, (_event, name) => {
+    if (!String(name ?? '').endsWith('.md')) return;
+    try { writePrompts(); } catch (e) { console.error(`prompts: ${e.message}`); } // e.g. a file mid-save
+  });
 } else {
   await Promise.all(targets.map((t) => esbuild.build(t)));
 }

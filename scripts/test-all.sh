@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# `npm test`: every kind of test, in order of cost: build → unit (Node 20) → Python → node:sqlite →
-# in-host integration (real VS Code extension host) → UI end-to-end (Playwright). A failed build stops
+# `npm test`: every kind of test, in order of cost: build → lint (ESLint, with the layer table) →
+# unit (Node 20) → Python → node:sqlite → in-host integration (real VS Code extension host) →
+# UI end-to-end (Playwright). A failed build stops
 # the run; a failed test layer does not stop the later layers (one CI run shows everything that fails),
 # and the run exits non-zero if any layer failed. The host tools (Node 24, code-server, Chromium,
 # playwright-core) install on demand into ${SCROLL_DEV_CACHE:-~/.cache/scroll-dev}.
-# One layer only: SCROLL_TEST_LAYERS="unit python" npm test   (names: unit bench-smoke python node-sqlite host e2e)
+# One layer only: SCROLL_TEST_LAYERS="unit python" npm test   (names: lint unit bench-smoke python node-sqlite host e2e)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +21,9 @@ layer() { # layer NAME COMMAND...: runs one layer, records a failure and carries
 echo "== build"
 npx tsc -p . || { echo "== build: FAILED (tsc)"; exit 1; }
 node scripts/build.mjs || { echo "== build: FAILED (esbuild)"; exit 1; }
+
+echo "== lint (ESLint: typescript-eslint and the layer rules of eslint.config.mjs)"
+layer lint npm run --silent lint
 
 echo "== unit tests (Node $(node --version), better-sqlite3)"
 # Node 20 does not expand globs in --test arguments: list the files.

@@ -225,7 +225,8 @@ describe('history panel (real workbench)', function () {
     await waitFor(async () => (await around.count()) === 7, { what: 'seven neighbours' });
     await frame.locator('[data-testid=detail] [data-testid=open-event]').first().click();
     await wb.waitForTab(`${seq}.md`);
-    assert.match(await wb.activeEditorText(), /parseConfig7/);
+    // The tab's title shows before its text is rendered (seen empty on a loaded machine): wait for the text.
+    await waitFor(async () => /parseConfig7/.test(await wb.activeEditorText()), { what: 'the event tab shows parseConfig7' });
     await openPanel();
   });
 

@@ -65,7 +65,7 @@ class MemorySpace:
         self._conn.execute("PRAGMA query_only = 1")
         self._conn.execute("PRAGMA busy_timeout = 5000")
         # Same read tuning as the TypeScript side (src/core/db/index.ts): pages through a
-        # memory map and a 32 MB cache make FTS5 searches about a fifth faster on large logs.
+        # memory map and a 32 MB cache make FTS5 searches faster on large logs.
         self._conn.execute("PRAGMA mmap_size = 268435456")
         self._conn.execute("PRAGMA cache_size = -32768")
 

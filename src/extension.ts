@@ -1,6 +1,6 @@
 /**
  * Entry point. activate() only wires things up — one register* call per feature — and opens
- * nothing: the log, kernels and models are created on first use (activation stays within ~30 ms).
+ * nothing: the log, kernels and models are created on first use, so activation stays cheap (figures: docs/PERFORMANCE.md).
  */
 import * as vscode from 'vscode';
 import { createApi, type ScrollApi } from './api';

@@ -3,7 +3,7 @@
  * `scroll check` and `scroll reindex` do, so a user told "the search index may be damaged" can
  * repair it without a terminal. Checking reads only (allowed in untrusted workspaces); rebuilding
  * writes the derived index, never an event, and needs a trusted workspace. Both run on a worker
- * thread (core/log/maintenance.ts): at 10M tokens they take about 1 and 5 s, which on the extension
+ * thread (core/log/maintenance.ts): on a large log they take seconds, which on the extension
  * host's thread would freeze the editor's extensions and the chat. Both can be cancelled.
  */
 import * as vscode from 'vscode';

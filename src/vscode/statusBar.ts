@@ -80,7 +80,7 @@ export function registerStatusBar(context: vscode.ExtensionContext, services: St
   offer.text = '$(shield) Sandbox';
   offer.tooltip = 'Scroll runs Python in your Jupyter kernel, which it cannot sandbox: every cell asks first. Click to use Scroll\'s sandboxed Python kernel instead.';
   offer.command = USE_SANDBOXED_KERNEL_COMMAND;
-  // The sandbox is probed (a ~10 ms process) after activation, not during it.
+  // The sandbox is probed (a short process) after activation, not during it.
   let checkSandbox = false;
   const update = () => {
     const s = statusText(services, { checkSandbox });

@@ -77,7 +77,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database {
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
     // Searches walk FTS5 segment pages and event rows all over the file: reading them through a
     // memory map instead of one read() per page, and caching more than SQLite's default 2 MB,
-    // cuts search time by about a fifth at 10M tokens (bench/search.bench.mjs). Both are limits,
+    // cuts search time on large logs (bench/search.bench.mjs, docs/PERFORMANCE.md). Both are limits,
     // not allocations: a small log maps and caches only what it has.
     db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
     db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);

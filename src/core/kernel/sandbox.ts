@@ -74,7 +74,7 @@ export interface SandboxPolicy {
 const MIN_VERSION: [number, number, number] = [0, 4, 0];
 /** Size of the private /tmp and /dev/shm (bubblewrap >= 0.8 only: `--size`). */
 const PRIVATE_TMPFS_BYTES = 256 * 1024 * 1024;
-/** How long the probe's test run may take (normally ~10 ms). */
+/** How long the probe's test run may take (normally it is a short process start). */
 const PROBE_TIMEOUT_MS = 3000;
 /** The shell that starts bwrap with SIGINT ignored (see `sandboxedCommand`). */
 const SH = '/bin/sh';
@@ -94,7 +94,7 @@ const details = new Map<string, ProbeDetails>();
 /**
  * Finds bwrap (PATH or opts.bwrapPath) and checks it can really make namespaces here (a tiny
  * `bwrap ... true` run under the same options the kernel gets: user namespaces may be disabled).
- * Cached per command; `refresh` re-probes. Synchronous, about 10 ms.
+ * Cached per command; `refresh` re-probes. Synchronous: one short process start.
  */
 export function probeSandbox(
   opts: { bwrapPath?: string; platform?: NodeJS.Platform; refresh?: boolean; env?: NodeJS.ProcessEnv } = {},

@@ -76,8 +76,8 @@ export function chainHash(prev: string, row: Row, columns?: readonly string[]): 
 }
 
 /**
- * sha256 of a string's UTF-8, hex. `crypto.hash` (Node >= 20.12) skips the Hash object: about 0.5 µs
- * for a short text where createHash().update().digest() takes 3 µs, a third of the chain's cost.
+ * sha256 of a string's UTF-8, hex. `crypto.hash` (Node >= 20.12) skips the Hash object, which for a
+ * short text is most of what createHash().update().digest() costs (docs/PERFORMANCE.md).
  */
 const oneShot = (crypto as unknown as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
 const sha256Hex: (text: string) => string = oneShot
@@ -338,8 +338,8 @@ export function headFileFor(dbPath: string): string {
 
 /**
  * A head file is one fixed-size record (JSON padded with spaces) rewritten in place: one pwrite of
- * 256 bytes per commit, about 6 µs here, where a temp file and a rename cost 350 µs on this file
- * system. A write of less than a sector lands whole or not at all, a crashed process leaves the
+ * 256 bytes per commit, much cheaper than a temp file and a rename (no file created, no directory
+ * entry changed). A write of less than a sector lands whole or not at all, a crashed process leaves the
  * previous record, concurrent writers never interleave within one write (the kernel serialises
  * writes to a file), and a reader that catches a write half-copied retries (readHeadFile). No
  * fsync: the head is as durable as the commit it follows (WAL with synchronous=NORMAL).

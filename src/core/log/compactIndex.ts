@@ -1,9 +1,9 @@
 /**
  * Compacting the derived FTS index. Every transaction that adds events writes a new index segment;
  * FTS5 merges them as they accumulate (automerge) but leaves several, and a search reads every
- * segment for every term: at 10M tokens the median search costs about a quarter less on one
- * segment than on the nine a bulk ingest leaves (bench/search.bench.mjs). Merging runs in short
- * steps (FTS5 'merge' of at most STEP_PAGES pages, about 10 ms each at 10M tokens), each its own
+ * segment for every term: a search costs less on one segment than on the several a bulk ingest
+ * leaves (bench/search.bench.mjs, docs/PERFORMANCE.md). Merging runs in short
+ * steps (FTS5 'merge' of at most STEP_PAGES pages, a bounded amount of work each), each its own
  * transaction, so appends from other connections wait for one step at most. The events are not
  * touched, and an interrupted compaction leaves a consistent index (merely less compact).
  */

@@ -339,8 +339,8 @@ export class EventLog {
 
   /**
    * Inserts a batch's rows into the transaction already open. Bulk submit uses it directly: a
-   * batch that fails there fails the whole bulk append, so a savepoint per batch (5–10 % of the
-   * insert time at 10M tokens, for the pages it copies aside) would buy nothing.
+   * batch that fails there fails the whole bulk append, so a savepoint per batch (which costs insert
+   * time, for the pages it copies aside) would buy nothing.
    */
   private insertRows(batch: PreparedBatch): number[] {
     if (!this.insertEvent || !this.insertFts) throw new ReadonlyLogError();
@@ -529,8 +529,8 @@ export class EventLog {
         try {
           if (failure !== undefined) throw failure;
           // FTS5 writes out the postings it buffers (up to INDEX_BUFFER_BYTES) at a savepoint.
-          // Done before waiting for the payload files, so both go on at once (0.3-0.4 s each
-          // per 10M tokens); COMMIT would otherwise do it after.
+          // Done before waiting for the payload files, so both go on at once (both take
+          // time on a large ingest); COMMIT would otherwise do it after.
           this.db.transaction(() => undefined);
           // An event never becomes durable before its payload file.
           await worker?.flush();
@@ -540,7 +540,7 @@ export class EventLog {
           discard();
           throw e;
         }
-        // The worker has nothing left to do: it stops (20-70 ms) while COMMIT runs.
+        // The worker has nothing left to do: it stops while COMMIT runs.
         const closed = finish();
         try {
           this.db.commit();
@@ -827,8 +827,8 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
  * damaged log aside exactly as found). Returns what is wrong, or undefined.
  *
  * Table by table, because an unrestricted quick_check also runs FTS5's semantic integrity check,
- * which reads every posting list: 675 of 740 ms on a 59 MB log (10M tokens), and it grows with the
- * log. The table checks still cover every b-tree page (35 ms there). The index they do not
+ * which reads every posting list: most of the check's time, and it grows with the log. The table
+ * checks still cover every b-tree page, and read only those pages. The index they do not
  * re-verify is derived: `scroll reindex` (EventLog.rebuildIndex) rebuilds it from the events, and
  * `scroll check` (EventLog.verify) runs the full check on demand.
  */

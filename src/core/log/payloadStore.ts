@@ -66,7 +66,7 @@ export class PayloadStore {
    * Stores `content` (UTF-8) and returns its handle. Idempotent: same content, same file.
    * The file is fsynced before returning, unless `deferSync`: then `syncPending()` must run
    * before any event pointing at it commits (bulk appends sync all their files in parallel,
-   * about ten times faster than one by one).
+   * much faster than one by one).
    */
   put(content: string | Buffer, opts: { deferSync?: boolean } = {}): PayloadPut {
     if (this.readonly) throw new ReadonlyLogError('the payload store was opened read-only');
@@ -170,8 +170,7 @@ export class PayloadStore {
    * Starts flushing every file written with `deferSync` so far, one file after another on the
    * thread pool, after those of earlier calls; resolves when all of them are on disk. The ingest
    * worker calls it after handing each batch to the writer: the flushes then wait on the disk
-   * beside the next batch's preparation instead of on the worker's thread (about 0.8 s per 10M
-   * tokens here). One at a time, because concurrent flushes slowed this machine's file creation.
+   * beside the next batch's preparation instead of on the worker's thread. One at a time, because concurrent flushes slowed this machine's file creation.
    * A failure rejects this call and every later one.
    */
   syncPendingInOrder(): Promise<void> {

@@ -19,7 +19,7 @@ export interface RebuildOptions {
 
 export const REBUILD_CANCELLED = 'the search index rebuild was cancelled; the index is as it was before';
 
-/** Events per page read: small enough that progress and cancellation are prompt (about 40 ms at 10M tokens). */
+/** Events per page read: small enough that progress and cancellation are prompt. */
 const PAGE = 200;
 
 /** Rebuilds the index on `db` (opened for writing); returns the number of events indexed. */

@@ -22,9 +22,9 @@ export const FTS_TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '_'
  * `hashsize`; the default is 1 MiB). Every commit writes the buffer out anyway, so this changes
  * nothing for the editor's small appends. A large transaction (bulk ingest, appendMany of many
  * events, an index rebuild) otherwise writes a small segment per MiB and spends its time merging
- * them: at 10M tokens a one-transaction ingest leaves 9 segments with the default, 1 with 32 MiB,
- * and its SQL is about 10-25 % faster (bench/search.bench.mjs, "same SQL, raw, one tx"), for some
- * 40-70 MB more memory while it runs.
+ * them; with the larger buffer a one-transaction ingest leaves one segment and its SQL is faster
+ * (bench/search.bench.mjs, "same SQL, raw, one tx"; figures in docs/PERFORMANCE.md), for more
+ * memory while it runs.
  * Set when a log is opened for writing (configureIndex in eventLog.ts), so older logs get it too.
  */
 export const INDEX_BUFFER_BYTES = 32 * 1024 * 1024;

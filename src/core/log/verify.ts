@@ -1,9 +1,9 @@
 /**
  * Integrity checks of an event log. Two depths:
  *  - `tableProblems`: `quick_check` of every ordinary table (every b-tree page: the events, their
- *    indexes, the FTS5 storage tables). Cheap (35 ms at 10M tokens); `EventLog.open` runs it.
+ *    indexes, the FTS5 storage tables). Cheap: it reads only the b-tree pages; `EventLog.open` runs it.
  *  - `verifyLog`: everything — the unrestricted `quick_check` (adds whole-file page accounting and
- *    FTS5's own index check, 20× slower) and every payload file read back against its hash.
+ *    FTS5's own index check, which reads every posting list and is far slower) and every payload file read back against its hash.
  *    `scroll check` runs it on demand.
  */
 import type { Database } from '../db';

@@ -65,7 +65,7 @@ export function compoundParts(text: string): string {
     const len = end - start;
     if (len > MAX_IDENTIFIER_LENGTH) continue;
     // One lookup per identifier, in place: no string is cut out of the text unless it is new
-    // (a Map keyed by a fresh slice hashed and compared every occurrence: 60 % of this function).
+    // (a Map keyed by a fresh slice hashed and compared every occurrence dominated this function).
     let h = 0x811c9dc5;
     for (let j = start; j < end; j++) h = Math.imul(h ^ text.charCodeAt(j), 0x01000193);
     let slot = h & SLOT_MASK;

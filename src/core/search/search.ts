@@ -411,8 +411,8 @@ function matchClause(match: string, plan: Plan): { sql: string; params: unknown[
   if (plan.indexOnly) {
     // Every match is checked before ranking. Kind and session are read from their (kind, seq) and
     // (session, seq) indexes, a few dense pages, instead of from each matching event's row, which
-    // lies on its own page among the contents (single-word searches filtered by kind: up to 40 %
-    // less time at 10M tokens, bench/search.bench.mjs history).
+    // lies on its own page among the contents (fewer pages read; bench/search.bench.mjs, figures in
+    // docs/PERFORMANCE.md).
     if (plan.kinds) {
       conds.push(`EXISTS (SELECT 1 FROM events k INDEXED BY events_kind_seq WHERE k.kind IN (${plan.kinds.map(() => '?').join(', ')}) AND k.seq = f.rowid)`);
       params.push(...plan.kinds);

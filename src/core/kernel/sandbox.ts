@@ -16,9 +16,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, statSync, chmodSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, chmodSync } from 'node:fs';
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { isDir, isExecutable, isFile } from './fileChecks';
 import { probeDarwin, seatbeltCommand, SANDBOX_EXEC } from './seatbelt';
 
 export type SandboxMode = 'auto' | 'require' | 'off';
@@ -589,30 +590,8 @@ function findExecutable(name: string, path: string): string | undefined {
   return undefined;
 }
 
-function isExecutable(p: string): boolean {
-  try {
-    accessSync(p, constants.X_OK);
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
 
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
 
 /** realpath, or undefined when the path does not exist. */
 function real(p: string): string | undefined {

@@ -31,9 +31,10 @@
  * not `/var/...`), spelled as on disk (APFS is case-insensitive, Seatbelt's comparison is not).
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { isDir, isExecutable } from './fileChecks';
 import type { SandboxAvailable, SandboxPolicy, SandboxProbe } from './sandbox';
 
 /** Only this one: a `sandbox-exec` earlier on PATH could be anything. */
@@ -331,19 +332,4 @@ function existingReal(p: string): string | undefined {
   }
 }
 
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
-function isExecutable(p: string): boolean {
-  try {
-    accessSync(p, constants.X_OK);
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}

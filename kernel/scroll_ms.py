@@ -17,7 +17,7 @@ import re
 import sqlite3
 
 from scroll_types import (MAX_RANGE_EVENTS, MAX_SQL_ROWS, Event, Hit, Hits, Rows, ScrollReadOnlyError,  # noqa: F401
-                          _AttrDict, _int, _json_obj, _pair, _seqs_of, parse_payload_text)
+                          _AttrDict, _check_search, _int, _json_obj, _pair, _seqs_of, parse_payload_text)
 
 __all__ = ["connect", "MemorySpace", "Hit", "Hits", "Event", "Rows", "ScrollReadOnlyError"]
 _HANDLE_RE = re.compile(r"^[0-9a-f]{64}$")
@@ -85,10 +85,7 @@ class MemorySpace:
         Stop words and very common terms are dropped; if the exact (AND) query finds too little it
         retries as OR and marks hits `broadened` — check `.broadened` before trusting a count.
         Each hit: seq, score, kind, role, session, ts, name, headline, snippet («matched» terms)."""
-        if not isinstance(query, str):
-            raise TypeError("ms.search: query must be a string, got %s" % type(query).__name__)
-        if scope not in ("all", "session"):
-            raise ValueError("ms.search: scope must be 'all' or 'session', got %r" % (scope,))
+        _check_search(query, scope)
         if scope == "session":
             if session is None:
                 session = self.session

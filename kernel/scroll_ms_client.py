@@ -10,7 +10,7 @@ Stdlib only; same values as the standalone reader (scroll_types).
 
 import json
 
-from scroll_types import (Event, Hit, Hits, Rows, ScrollReadOnlyError, _AttrDict, _int, _pair, _seqs_of,
+from scroll_types import (Event, Hit, Hits, Rows, ScrollReadOnlyError, _AttrDict, _check_search, _int, _pair, _seqs_of,
                           parse_payload_text)
 
 __all__ = ["HostMemorySpace", "PipeTransport", "SocketTransport", "UnavailableMemorySpace", "connect_socket"]
@@ -162,10 +162,7 @@ class HostMemorySpace:
         Stop words and very common terms are dropped; if the exact (AND) query finds too little it
         retries as OR and marks hits `broadened` — check `.broadened` before trusting a count.
         Each hit: seq, score, kind, role, session, ts, name, headline, snippet («matched» terms)."""
-        if not isinstance(query, str):
-            raise TypeError("ms.search: query must be a string, got %s" % type(query).__name__)
-        if scope not in ("all", "session"):
-            raise ValueError("ms.search: scope must be 'all' or 'session', got %r" % (scope,))
+        _check_search(query, scope)
         args = {"query": query, "k": _int("k", k), "kind": _names("kind", kind), "role": _names("role", role),
                 "session": _opt_str("session", session), "name": _opt_str("name", name),
                 "seq_range": list(_pair("seq_range", seq_range)) if seq_range is not None else None,

@@ -108,6 +108,14 @@ def _int(name, v):
     return v
 
 
+def _check_search(query, scope):
+    """The arguments every `ms.search` checks before it searches (the reader's and the host client's)."""
+    if not isinstance(query, str):
+        raise TypeError("ms.search: query must be a string, got %s" % type(query).__name__)
+    if scope not in ("all", "session"):
+        raise ValueError("ms.search: scope must be 'all' or 'session', got %r" % (scope,))
+
+
 def _pair(name, v):
     try:
         a, b = v

@@ -10,6 +10,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ScrollError } from '../errors';
+import { onJsonLines } from '../jsonLines';
 import { findKernelDir, kernelEnvironment } from './environment';
 import type { Disposable, ExecuteOptions, Kernel, KernelError, KernelResult, KernelStatus, KernelVariable } from './kernel';
 import { sandboxedCommand, type SandboxAvailable, type ScratchFolder } from './sandbox';
@@ -307,38 +308,24 @@ export class SubprocessKernel implements Kernel {
       child.stderr.on('data', (d: string) => {
         this.stderrTail = (this.stderrTail + d).slice(-4000);
       });
-      let buf = '';
-      child.stdout.setEncoding('utf8');
-      child.stdout.on('data', (d: string) => {
-        buf += d;
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (!line.trim()) continue;
-          let msg: WireResponse;
-          try {
-            msg = JSON.parse(line) as WireResponse;
-          } catch {
-            continue; // not ours: the protocol only ever writes JSON lines
+      onJsonLines(child.stdout, (raw) => {
+        const msg = raw as WireResponse;
+        if (!settled && 'ready' in msg) {
+          if (msg.ready) {
+            this.pythonVersion = msg.python;
+            if (typeof msg.executable === 'string' && msg.executable && existsSync(msg.executable)) this.executable = msg.executable;
+            settle();
+          } else {
+            const err = msg.error;
+            settle(new KernelStartError(`the Python kernel could not start: ${err ? `${err.ename}: ${err.evalue}` : 'unknown reason'}`));
           }
-          if (!settled && 'ready' in msg) {
-            if (msg.ready) {
-              this.pythonVersion = msg.python;
-              if (typeof msg.executable === 'string' && msg.executable && existsSync(msg.executable)) this.executable = msg.executable;
-              settle();
-            } else {
-              const err = msg.error;
-              settle(new KernelStartError(`the Python kernel could not start: ${err ? `${err.ename}: ${err.evalue}` : 'unknown reason'}`));
-            }
-            continue;
-          }
-          if ('ms_call' in msg) {
-            this.answerMemoryCall(child, msg);
-            continue;
-          }
-          if (child === this.proc) this.pending?.onResponse(msg);
+          return;
         }
+        if ('ms_call' in msg) {
+          this.answerMemoryCall(child, msg);
+          return;
+        }
+        if (child === this.proc) this.pending?.onResponse(msg);
       });
       child.on('exit', (code, signal) => {
         if (!settled) {

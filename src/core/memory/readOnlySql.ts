@@ -11,6 +11,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { onJsonLines } from '../jsonLines';
 import { findKernelDir, kernelEnvironment } from '../kernel/environment';
 
 /** The Python exception a failed `ms` call becomes in the kernel (docs/MEMORY-PROTOCOL.md). */
@@ -175,30 +176,15 @@ export class ReadOnlySql {
       failStart(fail(`ms.sql: the SQL helper did not start within ${this.startTimeoutMs} ms${stderrNote(helper)}`));
       if (this.helper === helper) this.stop();
     }, this.startTimeoutMs);
-    let buffer = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      buffer += chunk;
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const text = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (!text.trim()) continue;
-        let msg: Record<string, unknown>;
-        try {
-          msg = JSON.parse(text) as Record<string, unknown>;
-        } catch {
-          continue; // not a protocol line
-        }
-        if (!started && 'ready' in msg) {
-          started = true;
-          clearTimeout(startTimer);
-          if (msg.ready === true) markReady();
-          else failStart(replyError(msg.error) ?? fail(`ms.sql: the SQL helper could not open ${this.dbPath}${stderrNote(helper)}`));
-          continue;
-        }
-        this.onReply(helper, msg);
+    onJsonLines(child.stdout, (msg) => {
+      if (!started && 'ready' in msg) {
+        started = true;
+        clearTimeout(startTimer);
+        if (msg.ready === true) markReady();
+        else failStart(replyError(msg.error) ?? fail(`ms.sql: the SQL helper could not open ${this.dbPath}${stderrNote(helper)}`));
+        return;
       }
+      this.onReply(helper, msg);
     });
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {

@@ -35,11 +35,18 @@ class _Calls:
     def call(self, method, args):
         self.next_id += 1
         cid = self.next_id
-        self.write({"ms_call": cid, "method": method, "args": args})
+        closed = "ms: the host closed the memory channel; `ms` is not available any more"
+        try:
+            self.write({"ms_call": cid, "method": method, "args": args})
+        except (BrokenPipeError, ConnectionResetError):  # closed before we wrote: the same as closed before the reply
+            raise RuntimeError(closed) from None
         while True:
-            raw = self.readline()
+            try:
+                raw = self.readline()
+            except ConnectionResetError:
+                raise RuntimeError(closed) from None
             if not raw:
-                raise RuntimeError("ms: the host closed the memory channel; `ms` is not available any more")
+                raise RuntimeError(closed)
             try:
                 msg = json.loads(raw)
             except ValueError:

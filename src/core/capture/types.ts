@@ -63,3 +63,35 @@ export interface ReaderOutput {
   /** The session's working directory when the source records one (workspace scope filter). */
   cwd?: string;
 }
+
+/**
+ * One source's reader. `format` says how the importer feeds it:
+ *  - 'jsonl': the file is streamed line by line (never held whole); `read` gets each line's parsed
+ *    JSON. Reading may start mid-file (after a cursor), so a reader must not depend on earlier lines:
+ *    what it needs about the file (e.g. a session id in the file name) comes from `origin.path`.
+ *  - 'json': the file is one JSON document; `read` gets it parsed, once per (changed) file, and
+ *    returns all of its events (the database drops the ones already in the log).
+ * Pure: no I/O, no clock, no randomness.
+ */
+export interface CaptureReader {
+  readonly source: CaptureSource;
+  readonly format: 'jsonl' | 'json';
+  read(record: unknown, origin: RecordOrigin): ReaderOutput;
+}
+
+/** Where to look for a source's files (the importer's discovery; I/O, kept out of the readers). */
+export interface LocateOptions {
+  /** The user's home folder (`$HOME`; tests point it at a fake home). */
+  home: string;
+  /** The editor's folder of per-workspace storage (the parent of `context.storageUri`), when known. */
+  workspaceStorage?: string;
+  /** The editor's folder of extensions' global storage (the parent of `context.globalStorageUri`), when known. */
+  globalStorage?: string;
+}
+
+/** A source the importer can capture: its reader and where its files are. */
+export interface CaptureSourceSpec {
+  reader: CaptureReader;
+  /** The source's transcript files that exist now, absolute paths. Missing folders give []. */
+  locate(opts: LocateOptions): string[];
+}

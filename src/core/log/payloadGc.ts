@@ -365,10 +365,13 @@ function* readReferences(db: Database, into: Set<string>, onChunk: (rows: number
     for (const r of chunk) into.add(r.payload);
     rows += chunk.length;
     onChunk(rows);
-    if (chunk.length < CHUNK) return;
+    if (chunk.length < CHUNK) break;
     after = Number(chunk[chunk.length - 1].seq);
     yield;
   }
+  // Binary payloads (images of captured transcripts) an event names in meta.binaries (schema 3).
+  const hasBinaries = db.prepare("SELECT 1 AS x FROM sqlite_schema WHERE type = 'table' AND name = 'event_binaries'").get();
+  if (hasBinaries) for (const r of db.prepare('SELECT DISTINCT handle FROM event_binaries').all() as { handle: string }[]) into.add(r.handle);
 }
 
 /**

@@ -6,7 +6,7 @@
  * table and column names; change them only with a migration and a matching Python change.
  */
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Columns of the FTS5 index, in order. Weights for bm25() live in search/ranking. */
 export const FTS_COLUMNS = ['body', 'code', 'parts', 'headline'] as const;
@@ -94,6 +94,41 @@ CREATE VIRTUAL TABLE IF NOT EXISTS events_vocab USING fts5vocab(events_fts, 'row
     sql: `
 ALTER TABLE events ADD COLUMN hash TEXT;
 INSERT OR IGNORE INTO scroll_meta(key, value) VALUES ('log_id', lower(hex(randomblob(16))));
+`,
+  },
+  {
+    // Captured transcripts of other agents (src/core/capture, docs/ARCHITECTURE.md "Capture").
+    // capture_records: which source records are in the log. Its key decides, inside the transaction
+    // that appends the event (INSERT OR IGNORE), whether a record is appended, so two capturers at
+    // once append each record once. capture_cursors: how far each source file has been read (a
+    // cache: both are rebuilt from the events' meta.capture). event_binaries: the binary payloads
+    // (images) an event names in meta.binaries, so payload gc keeps them.
+    version: 3,
+    sql: `
+CREATE TABLE IF NOT EXISTS capture_records(
+  source    TEXT    NOT NULL,
+  record_id TEXT    NOT NULL,
+  seq       INTEGER NOT NULL,
+  PRIMARY KEY(source, record_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS capture_cursors(
+  path     TEXT    PRIMARY KEY,
+  source   TEXT    NOT NULL,
+  offset   INTEGER NOT NULL,   -- bytes consumed: the end of the last complete line read
+  line     INTEGER NOT NULL,   -- lines consumed
+  size     INTEGER NOT NULL,   -- the file's size when last read
+  mtime_ms REAL    NOT NULL,   -- the file's modification time when last read
+  cwd      TEXT,               -- the session's working directory, when the source records one
+  session  TEXT
+);
+CREATE TABLE IF NOT EXISTS event_binaries(
+  seq        INTEGER NOT NULL,
+  handle     TEXT    NOT NULL,
+  media_type TEXT    NOT NULL,
+  bytes      INTEGER NOT NULL,
+  PRIMARY KEY(seq, handle)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS event_binaries_handle ON event_binaries(handle);
 `,
   },
 ];

@@ -15,6 +15,7 @@ import { Readable } from 'node:stream';
 import { spawn } from 'node:child_process';
 import { openDatabase, type Database } from '../../../src/core/db';
 import { EventLog } from '../../../src/core/log/eventLog';
+import { SCHEMA_VERSION } from '../../../src/core/log/schema';
 import { main } from '../../../src/cli/main';
 import { verifyInBackground } from '../../../src/core/log/maintenance';
 
@@ -301,7 +302,7 @@ PRAGMA user_version = 1;`);
   assert.equal(v1.ok, true, 'a schema-1 log is not damaged, only not chained yet');
 
   const log = EventLog.open({ path });
-  assert.equal(log.stats().schemaVersion, 2);
+  assert.equal(log.stats().schemaVersion, SCHEMA_VERSION);
   const start = log.get(7)!;
   assert.equal(start.kind, 'integrity');
   assert.match(start.content, /chain starts here/);

@@ -1,0 +1,160 @@
+/**
+ * Codex CLI rollouts: `~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<session id>.jsonl`, one
+ * `{timestamp, type, payload}` record per line: `session_meta` (id, cwd, version), `turn_context`
+ * (model, cwd), `response_item`s (messages, `reasoning`, `function_call` / `function_call_output`,
+ * custom and local shell calls), `compacted` summaries and `event_msg`s (what the UI showed; their
+ * user and agent messages repeat the response items, so they are kept whole as notes, not mapped a
+ * second time). Rollouts from before the `{type, payload}` wrapper (a first line of session fields,
+ * then bare response items) are read too.
+ *
+ * Records carry no id of their own: the record id is the hash of the record (readerKit.contentId),
+ * which every line's timestamp makes unique.
+ */
+import { basename } from 'node:path';
+import { base64Binary, contentId, isObject, jsonText, keptWhole, str, type Json } from './readerKit';
+import type { CaptureProblem, CaptureReader, CapturedBinary, CapturedEvent, ReaderOutput, RecordOrigin } from './types';
+
+const SOURCE = 'codex' as const;
+const TOP_LEVEL = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
+const ITEM_TYPES = new Set(['message', 'reasoning', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'local_shell_call', 'web_search_call', 'compaction']);
+
+export const codexReader: CaptureReader = {
+  source: SOURCE,
+  format: 'jsonl',
+  read: readCodexRecord,
+};
+
+/** The session id in a rollout's file name (`rollout-2025-10-29T00-59-38-<uuid>.jsonl`), else the name. */
+export function codexSessionOf(path: string): string {
+  const name = basename(path).replace(/\.jsonl$/, '');
+  const m = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.exec(name);
+  return m ? m[1].toLowerCase() : name || 'stdin';
+}
+
+export function readCodexRecord(record: unknown, origin: RecordOrigin): ReaderOutput {
+  const problems: CaptureProblem[] = [];
+  const recordId = contentId(record);
+  const fileSession = codexSessionOf(origin.path);
+  if (!isObject(record)) return { events: [keptWhole(SOURCE, record, recordId, `${SOURCE}:${fileSession}`, '')], problems };
+  const ts = str(record.timestamp) ?? '';
+  const type = str(record.type);
+  const payload = isObject(record.payload) ? record.payload : undefined;
+  // Wrapped records ({type, payload}); a legacy file's lines are the payload themselves.
+  const wrapped = type !== undefined && TOP_LEVEL.has(type) && payload !== undefined;
+  const sessionIdOf = (p: Json | undefined) => str(p?.id);
+  if (type === 'session_meta' && payload) {
+    const id = sessionIdOf(payload) ?? fileSession;
+    const cwd = str(payload.cwd);
+    return {
+      events: [keptWhole(SOURCE, record, recordId, `${SOURCE}:${id}`, ts, { type: 'session_meta', sessionId: id, cwd, version: payload.cli_version, originator: payload.originator })],
+      problems,
+      ...(cwd ? { cwd } : {}),
+    };
+  }
+  if (!wrapped && type === undefined && typeof record.id === 'string' && typeof record.timestamp === 'string' && !('record_type' in record)) {
+    // A legacy rollout's first line: the session's own fields.
+    return { events: [keptWhole(SOURCE, record, recordId, `${SOURCE}:${record.id}`, ts, { type: 'session_meta', sessionId: record.id })], problems };
+  }
+  const session = `${SOURCE}:${fileSession}`;
+  const meta: Json = { sessionId: fileSession };
+  if (type === 'turn_context' && payload) {
+    const cwd = str(payload.cwd);
+    return { events: [keptWhole(SOURCE, record, recordId, session, ts, { ...meta, type: 'turn_context', model: payload.model, cwd })], problems, ...(cwd ? { cwd } : {}) };
+  }
+  if (type === 'compacted' && payload) {
+    return { events: [{ kind: 'compaction', role: 'system', content: str(payload.message) ?? jsonText(payload), session, ts, recordId: `${recordId}#0`, meta: { ...meta, type: 'compacted' } }], problems };
+  }
+  const item = wrapped && type === 'response_item' ? payload : !wrapped && type !== undefined && ITEM_TYPES.has(type) ? record : undefined;
+  if (item) {
+    const events = itemEvents(item, { session, ts, recordId, meta });
+    if (events) return { events, problems };
+  }
+  if (type !== undefined && !TOP_LEVEL.has(type) && !ITEM_TYPES.has(type) && !('record_type' in record)) {
+    problems.push({ origin, perFile: true, message: `unknown Codex record type "${type.slice(0, 40)}" (a newer rollout format?): such records are kept whole` });
+  }
+  return { events: [keptWhole(SOURCE, record, recordId, session, ts, { ...meta, type: type ?? str(record.record_type), eventType: payload ? str(payload.type) : undefined })], problems };
+}
+
+interface ItemContext {
+  session: string;
+  ts: string;
+  recordId: string;
+  meta: Json;
+}
+
+function itemEvents(item: Json, c: ItemContext): CapturedEvent[] | undefined {
+  const one = (e: Omit<CapturedEvent, 'session' | 'ts' | 'recordId'>): CapturedEvent[] => [{ ...e, session: c.session, ts: c.ts, recordId: `${c.recordId}#0` }];
+  const meta: Json = { ...c.meta, itemType: item.type };
+  if (item.id !== undefined) meta.sourceId = item.id;
+  switch (item.type) {
+    case 'message': {
+      const { text, binaries } = messageText(item.content);
+      const role = str(item.role) ?? 'user';
+      const kind = role === 'assistant' ? 'model_turn' : role === 'user' ? 'user_message' : 'note';
+      return one({ kind, role: kind === 'note' ? 'system' : role, content: text, meta: { ...meta, ...(kind === 'note' ? { messageRole: role } : {}) }, ...(binaries.length ? { binaries } : {}) });
+    }
+    case 'reasoning': {
+      const parts: string[] = [];
+      for (const list of [item.summary, item.content]) {
+        if (!Array.isArray(list)) continue;
+        for (const p of list) if (isObject(p) && typeof p.text === 'string') parts.push(p.text);
+      }
+      const m: Json = { ...meta };
+      if (item.encrypted_content !== undefined && item.encrypted_content !== null) m.encryptedContent = item.encrypted_content;
+      return one({ kind: 'thinking', role: 'assistant', content: parts.join('\n\n'), meta: m });
+    }
+    case 'function_call':
+    case 'custom_tool_call':
+      return one({ kind: 'tool_call', role: 'assistant', name: str(item.name) ?? null, toolCallId: str(item.call_id) ?? null, content: jsonText(item.type === 'function_call' ? item.arguments ?? '' : item.input ?? ''), meta });
+    case 'local_shell_call':
+    case 'web_search_call':
+      return one({ kind: 'tool_call', role: 'assistant', name: item.type === 'local_shell_call' ? 'local_shell' : 'web_search', toolCallId: str(item.call_id) ?? null, content: jsonText(item.action ?? {}), meta: { ...meta, status: item.status } });
+    case 'function_call_output':
+    case 'custom_tool_call_output': {
+      const { text, isError } = outputText(item.output);
+      return one({ kind: 'tool_result', role: 'tool', toolCallId: str(item.call_id) ?? null, content: text, meta: { ...meta, isError } });
+    }
+    case 'compaction':
+      return one({ kind: 'compaction', role: 'system', content: jsonText(item.summary ?? item.encrypted_content ?? item), meta });
+    default:
+      return undefined;
+  }
+}
+
+function messageText(content: unknown): { text: string; binaries: CapturedBinary[] } {
+  if (typeof content === 'string') return { text: content, binaries: [] };
+  if (!Array.isArray(content)) return { text: jsonText(content ?? ''), binaries: [] };
+  const texts: string[] = [];
+  const binaries: CapturedBinary[] = [];
+  for (const p of content) {
+    if (isObject(p) && typeof p.text === 'string') texts.push(p.text);
+    else if (isObject(p) && p.type === 'input_image' && base64Binary(p.image_url, undefined)?.mediaType.includes('/')) binaries.push(base64Binary(p.image_url, undefined)!);
+    else texts.push(jsonText(p));
+  }
+  return { text: texts.join('\n\n'), binaries };
+}
+
+/**
+ * A tool's output as Codex recorded it, exactly. Shell calls record a JSON string with the output
+ * and an exit code: the text stays as given, the exit code decides the error flag.
+ */
+function outputText(output: unknown): { text: string; isError: boolean } {
+  if (typeof output === 'string') {
+    let isError = false;
+    if (output.startsWith('{')) {
+      try {
+        const parsed = JSON.parse(output) as unknown;
+        const code = isObject(parsed) && isObject(parsed.metadata) ? parsed.metadata.exit_code : undefined;
+        if (typeof code === 'number') isError = code !== 0;
+      } catch {
+        // plain text that starts with a brace
+      }
+    }
+    return { text: output, isError };
+  }
+  if (isObject(output)) {
+    const text = typeof output.content === 'string' ? output.content : jsonText(output);
+    return { text, isError: output.success === false };
+  }
+  return { text: jsonText(output ?? ''), isError: false };
+}

@@ -1,0 +1,521 @@
+/**
+ * The capture importer: streams a source's files through its reader and appends the events to the
+ * log, each source record once (docs/ARCHITECTURE.md, "Capture").
+ *
+ * - Uniqueness is the database's: `capture_records` has the key (source, record id), and the claim
+ *   (INSERT OR IGNORE) runs in the transaction that appends the event, so two importers at once
+ *   (two windows, the editor and `scroll import --watch`) append each record once.
+ * - JSONL files are streamed line by line from their cursor (`capture_cursors`: the end of the last
+ *   complete line read, the file's size and mtime then), in chunks that commit every
+ *   `chunkEvents` events or `chunkBytes` bytes: memory stays bounded however large the file. A
+ *   cursor is written in the transaction of the events up to it, so it is never ahead of them.
+ * - A last line without its newline that does not parse is not consumed: a writer is still
+ *   writing it. The next import reads it again, complete.
+ * - Every string goes through the log's own append path, which redacts secrets (content, meta,
+ *   session, names) before anything is written.
+ * - Binaries (images) go to the payload store as bytes; the event's meta.binaries names them
+ *   (`{payload, mediaType, bytes}`), a line of its content too, and `event_binaries` lists them so
+ *   payload gc keeps them.
+ */
+import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
+import { resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Database, Statement } from '../db';
+import { errorMessage } from '../errors';
+import type { EventLog } from '../log/eventLog';
+import type { NewEvent } from '../types';
+import { sourceLines } from './lines';
+import type { CaptureProblem, CaptureReader, CapturedEvent, CaptureSource } from './types';
+
+export interface ImportOptions {
+  /**
+   * Workspace folders (every folder of a multi-root workspace): only sessions whose working directory
+   * is one of them or inside one are imported. A file whose records name no working directory is
+   * listed in `noCwd` (to be offered to the user), not imported. Undefined: every file is imported.
+   */
+  scope?: readonly string[];
+  /** Only events at or after this time (files last modified before it are not read). Cursors are then left as they were. */
+  since?: Date;
+  /** Count what would be appended; write nothing. */
+  dryRun?: boolean;
+  /** Commit every this many events (default 1000). */
+  chunkEvents?: number;
+  /** …or once the chunk's content reaches this many bytes (default 16 MiB). */
+  chunkBytes?: number;
+  /** Told after each committed chunk and at each file's end. */
+  onProgress?: (p: ImportProgress) => void;
+}
+
+export interface ImportProgress {
+  path: string;
+  bytesRead: number;
+  bytesTotal: number;
+  appended: number;
+}
+
+export interface ImportProblem {
+  path: string;
+  line?: number;
+  message: string;
+}
+
+export interface ImportSummary {
+  source: CaptureSource;
+  /** Files looked at. */
+  files: number;
+  /** Files unchanged since the last import (size and mtime as the cursor recorded): not read. */
+  unchanged: number;
+  /** Distinct sessions of the events read. */
+  sessions: number;
+  /** Events appended (would be, with dryRun). */
+  appended: number;
+  /** Events read whose record was already in the log. */
+  present: number;
+  /** Events older than `since`. */
+  older: number;
+  /** Files whose working directory is outside the scope. */
+  outOfScope: string[];
+  /** Files that record no working directory (scope given): offered, not imported. */
+  noCwd: string[];
+  /** Last lines without a newline that did not parse yet: left for the next import. */
+  incomplete: ImportProblem[];
+  /** Malformed records, unreadable files, unknown format versions (once per file). */
+  problems: ImportProblem[];
+}
+
+interface Cursor {
+  path: string;
+  source: string;
+  offset: number;
+  line: number;
+  size: number;
+  mtime_ms: number;
+  cwd: string | null;
+  session: string | null;
+}
+
+/** An event on its way to the log, with where its record came from. */
+interface Pending {
+  event: CapturedEvent;
+  path: string;
+  line?: number;
+  end?: number;
+  cwd?: string;
+}
+
+const DEFAULT_CHUNK_EVENTS = 1000;
+const DEFAULT_CHUNK_BYTES = 16 * 1024 * 1024;
+
+/** Imports of one log run one at a time (an editor watcher and a command may both call in). */
+const queues = new WeakMap<EventLog, Promise<unknown>>();
+
+function serialised<T>(log: EventLog, run: () => Promise<T>): Promise<T> {
+  const before = queues.get(log) ?? Promise.resolve();
+  const next = before.then(run, run);
+  queues.set(log, next.catch(() => undefined));
+  return next;
+}
+
+/**
+ * Imports `paths` (files of `reader`'s source) into `log`. The editor's watcher calls it with the
+ * changed file; the CLI with every located file. Safe to call again at any time: what is in the log
+ * stays, what is new is appended.
+ */
+export function importFiles(log: EventLog, reader: CaptureReader, paths: readonly string[], opts: ImportOptions = {}): Promise<ImportSummary> {
+  return serialised(log, async () => {
+    const run = new ImportRun(log, reader, opts);
+    for (const p of paths) await run.file(resolve(p));
+    return run.summary();
+  });
+}
+
+/** Imports a stream (stdin: `claude -p … --output-format stream-json | scroll import claude-code --path -`). No cursor. */
+export function importStream(log: EventLog, reader: CaptureReader, input: Readable, label: string, opts: ImportOptions = {}): Promise<ImportSummary> {
+  return serialised(log, async () => {
+    const run = new ImportRun(log, reader, { ...opts, scope: undefined });
+    await run.stream(input, label);
+    return run.summary();
+  });
+}
+
+export function inScope(cwd: string, scope: readonly string[]): boolean {
+  const c = resolve(cwd);
+  return scope.some((root) => {
+    const r = resolve(root);
+    return c === r || c.startsWith(r.endsWith(sep) ? r : r + sep);
+  });
+}
+
+class ImportRun {
+  private readonly db: Database;
+  private readonly writable: boolean;
+  private readonly s: ImportSummary;
+  private readonly sessions = new Set<string>();
+  private readonly chunkEvents: number;
+  private readonly chunkBytes: number;
+  /** Dry run: records counted as new in this run (so a record is counted once). */
+  private readonly seenDry = new Set<string>();
+  private pending: Pending[] = [];
+  private pendingBytes = 0;
+  private stmts?: Record<'claim' | 'setSeq' | 'binary' | 'cursor' | 'getCursor' | 'has', Statement>;
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly reader: CaptureReader,
+    private readonly opts: ImportOptions,
+  ) {
+    this.db = log.database;
+    this.writable = !log.readonly && !opts.dryRun;
+    this.chunkEvents = Math.max(1, opts.chunkEvents ?? DEFAULT_CHUNK_EVENTS);
+    this.chunkBytes = Math.max(1, opts.chunkBytes ?? DEFAULT_CHUNK_BYTES);
+    this.s = { source: reader.source, files: 0, unchanged: 0, sessions: 0, appended: 0, present: 0, older: 0, outOfScope: [], noCwd: [], incomplete: [], problems: [] };
+  }
+
+  summary(): ImportSummary {
+    return { ...this.s, sessions: this.sessions.size };
+  }
+
+  private get sql() {
+    if (!this.stmts) {
+      const hasTables = this.db.prepare("SELECT 1 AS x FROM sqlite_schema WHERE type = 'table' AND name = 'capture_records'").get();
+      // A read-only log from before schema 3 has no capture tables: nothing of it was captured.
+      const none = { run: () => ({ changes: 0, lastInsertRowid: 0 }), get: () => undefined, all: () => [] } as Statement;
+      const p = (q: string) => (hasTables ? this.db.prepare(q) : none);
+      this.stmts = {
+        has: p('SELECT 1 AS x FROM capture_records WHERE source = ? AND record_id = ?'),
+        getCursor: p('SELECT * FROM capture_cursors WHERE path = ?'),
+        claim: this.writable ? p('INSERT OR IGNORE INTO capture_records(source, record_id, seq) VALUES (?, ?, 0)') : none,
+        setSeq: this.writable ? p('UPDATE capture_records SET seq = ? WHERE source = ? AND record_id = ?') : none,
+        binary: this.writable ? p('INSERT OR IGNORE INTO event_binaries(seq, handle, media_type, bytes) VALUES (?, ?, ?, ?)') : none,
+        cursor: this.writable
+          ? p(`INSERT INTO capture_cursors(path, source, offset, line, size, mtime_ms, cwd, session) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+               ON CONFLICT(path) DO UPDATE SET source = excluded.source, offset = excluded.offset, line = excluded.line, size = excluded.size,
+               mtime_ms = excluded.mtime_ms, cwd = coalesce(excluded.cwd, capture_cursors.cwd), session = coalesce(excluded.session, capture_cursors.session)`)
+          : none,
+      };
+    }
+    return this.stmts;
+  }
+
+  private problem(p: ImportProblem): void {
+    this.s.problems.push(p);
+  }
+
+  async file(path: string): Promise<void> {
+    this.s.files++;
+    let st;
+    try {
+      st = statSync(path);
+    } catch (e) {
+      this.problem({ path, message: `cannot read: ${errorMessage(e)}` });
+      return;
+    }
+    if (!st.isFile()) {
+      this.problem({ path, message: 'not a file' });
+      return;
+    }
+    const cursor = this.sql.getCursor.get(path) as Cursor | undefined;
+    if (this.opts.since && st.mtimeMs < this.opts.since.getTime()) {
+      this.s.unchanged++;
+      return;
+    }
+    if (cursor && cursor.size === st.size && cursor.mtime_ms === st.mtimeMs) {
+      this.s.unchanged++;
+      if (cursor.cwd && this.opts.scope && !inScope(cursor.cwd, this.opts.scope)) this.s.outOfScope.push(path);
+      return;
+    }
+    if (cursor?.cwd && this.opts.scope && !inScope(cursor.cwd, this.opts.scope)) {
+      this.s.outOfScope.push(path);
+      this.saveCursor({ ...cursor, size: st.size, mtime_ms: st.mtimeMs });
+      return;
+    }
+    if (this.reader.format === 'json') await this.jsonFile(path, st.size, st.mtimeMs, cursor);
+    else await this.jsonlFile(path, st.size, st.mtimeMs, cursor);
+  }
+
+  private saveCursor(c: Cursor): void {
+    if (!this.writable || this.opts.since) return;
+    this.sql.cursor.run(c.path, c.source, c.offset, c.line, c.size, c.mtime_ms, c.cwd, c.session);
+  }
+
+  private async jsonFile(path: string, size: number, mtimeMs: number, cursor: Cursor | undefined): Promise<void> {
+    let doc: unknown;
+    try {
+      const bytes = readFileSync(path);
+      if (!isUtf8(bytes)) throw new Error('not UTF-8 text');
+      doc = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+    } catch (e) {
+      this.problem({ path, message: `not valid JSON (${errorMessage(e)}); skipped` });
+      return;
+    }
+    const out = this.reader.read(doc, { path });
+    this.reportProblems(out.problems, new Set());
+    const cwd = out.cwd ?? cursor?.cwd ?? undefined;
+    if (!this.admit(path, cwd)) {
+      this.saveCursor({ path, source: this.reader.source, offset: 0, line: 0, size, mtime_ms: mtimeMs, cwd: cwd ?? null, session: null });
+      return;
+    }
+    for (const event of out.events) await this.add({ event, path, cwd });
+    this.queueCursor({ path, source: this.reader.source, offset: size, line: 0, size, mtime_ms: mtimeMs, cwd: cwd ?? null, session: out.events[0]?.session ?? null });
+    await this.flush();
+  }
+
+  /** Whether a file with this working directory is imported; records why not. */
+  private admit(path: string, cwd: string | undefined): boolean {
+    const scope = this.opts.scope;
+    if (!scope) return true;
+    if (cwd === undefined) {
+      this.s.noCwd.push(path);
+      return false;
+    }
+    if (!inScope(cwd, scope)) {
+      this.s.outOfScope.push(path);
+      return false;
+    }
+    return true;
+  }
+
+  private cursorAfterFlush?: Cursor;
+  private queueCursor(c: Cursor): void {
+    this.cursorAfterFlush = c;
+  }
+
+  private async jsonlFile(path: string, size: number, mtimeMs: number, cursor: Cursor | undefined): Promise<void> {
+    // A file smaller than what was read before was rewritten: read it from the start (the records
+    // already in the log are recognised by their ids).
+    const from = cursor && cursor.offset <= size ? { offset: cursor.offset, line: cursor.line } : { offset: 0, line: 0 };
+    let cwd = cursor?.cwd ?? undefined;
+    let decided = this.opts.scope === undefined || cwd !== undefined;
+    if (cwd !== undefined && !this.admit(path, cwd)) return;
+    const input = createReadStream(path, { start: from.offset, highWaterMark: 1 << 20 });
+    const base = { path, source: this.reader.source, size, mtime_ms: mtimeMs };
+    let consumed = { ...from };
+    let session: string | null = cursor?.session ?? null;
+    const perFile = new Set<string>();
+    let held: Pending[] = []; // read before the file's working directory was known (scope given)
+    const progress = (bytesRead: number) => this.opts.onProgress?.({ path, bytesRead, bytesTotal: size - from.offset, appended: this.s.appended });
+    try {
+      for await (const l of sourceLines(input, from)) {
+        if ('tooLong' in l) {
+          this.problem({ path, line: l.line, message: `line of ${l.tooLong} bytes is too long to read; skipped` });
+          consumed = { offset: l.end, line: l.line };
+          continue;
+        }
+        let value: unknown;
+        let parsed = false;
+        const text = l.bytes.toString('utf8');
+        if (text.trim() === '') parsed = false;
+        else if (!isUtf8(l.bytes)) {
+          if (l.complete) this.problem({ path, line: l.line, message: 'not UTF-8 text; skipped' });
+        } else {
+          try {
+            value = JSON.parse(text);
+            parsed = true;
+          } catch (e) {
+            if (l.complete) this.problem({ path, line: l.line, message: `not valid JSON (${errorMessage(e)}); skipped` });
+          }
+        }
+        if (!l.complete && !parsed) {
+          if (text.trim() !== '') this.s.incomplete.push({ path, line: l.line, message: 'last line has no newline yet and does not parse: left for the next import' });
+          break; // not consumed: the cursor stays before it
+        }
+        consumed = { offset: l.end, line: l.line };
+        if (!parsed) continue;
+        const out = this.reader.read(value, { path, line: l.line });
+        this.reportProblems(out.problems, perFile);
+        if (out.cwd && cwd === undefined) cwd = out.cwd;
+        session ??= out.events[0]?.session ?? null;
+        const items = out.events.map((event) => ({ event, path, line: l.line, end: l.end, cwd }));
+        if (!decided) {
+          held.push(...items);
+          if (cwd === undefined && held.length < this.chunkEvents) continue;
+          decided = true;
+          if (!this.admit(path, cwd)) {
+            held = [];
+            this.saveCursor({ ...base, offset: 0, line: 0, cwd: cwd ?? null, session });
+            return;
+          }
+          for (const p of held) await this.add({ ...p, cwd });
+          held = [];
+        } else for (const p of items) await this.add(p);
+        this.queueCursor({ ...base, ...consumed, cwd: cwd ?? null, session });
+        if (this.pending.length >= this.chunkEvents || this.pendingBytes >= this.chunkBytes) {
+          await this.flush();
+          progress(consumed.offset - from.offset);
+        }
+      }
+    } catch (e) {
+      this.problem({ path, message: `cannot read: ${errorMessage(e)}` });
+    } finally {
+      input.destroy();
+    }
+    if (!decided) {
+      // The whole file was read and named no working directory.
+      if (!this.admit(path, cwd)) {
+        this.saveCursor({ ...base, offset: 0, line: 0, cwd: null, session });
+        return;
+      }
+      for (const p of held) await this.add(p);
+    }
+    this.queueCursor({ ...base, ...consumed, cwd: cwd ?? null, session });
+    await this.flush();
+    progress(consumed.offset - from.offset);
+  }
+
+  async stream(input: Readable, label: string): Promise<void> {
+    this.s.files++;
+    const perFile = new Set<string>();
+    for await (const l of sourceLines(input, { offset: 0, line: 0 })) {
+      if ('tooLong' in l) {
+        this.problem({ path: label, line: l.line, message: `line of ${l.tooLong} bytes is too long to read; skipped` });
+        continue;
+      }
+      const text = l.bytes.toString('utf8');
+      if (text.trim() === '') continue;
+      let value: unknown;
+      try {
+        if (!isUtf8(l.bytes)) throw new Error('not UTF-8 text');
+        value = JSON.parse(text);
+      } catch (e) {
+        this.problem({ path: label, line: l.line, message: `${l.complete ? '' : 'last line cut short: '}not valid JSON (${errorMessage(e)}); skipped` });
+        continue;
+      }
+      const out = this.reader.read(value, { path: label, line: l.line });
+      this.reportProblems(out.problems, perFile);
+      for (const event of out.events) await this.add({ event, path: label, line: l.line, cwd: out.cwd });
+      if (this.pending.length >= this.chunkEvents || this.pendingBytes >= this.chunkBytes) await this.flush();
+    }
+    await this.flush();
+  }
+
+  private reportProblems(problems: CaptureProblem[], perFile: Set<string>): void {
+    for (const p of problems) {
+      if (p.perFile) {
+        if (perFile.has(p.message)) continue;
+        perFile.add(p.message);
+      }
+      this.problem({ path: p.origin.path, line: p.perFile ? undefined : p.origin.line, message: p.message });
+    }
+  }
+
+  private async add(p: Pending): Promise<void> {
+    const since = this.opts.since;
+    if (since) {
+      const t = Date.parse(p.event.ts);
+      if (!Number.isNaN(t) && t < since.getTime()) {
+        this.s.older++;
+        return;
+      }
+    }
+    this.sessions.add(p.event.session);
+    this.pending.push(p);
+    this.pendingBytes += p.event.content.length;
+    for (const b of p.event.binaries ?? []) this.pendingBytes += b.data.length;
+    if (this.pending.length >= this.chunkEvents * 2) await this.flush(); // a huge held-back batch
+  }
+
+  /** Commits the pending events (each record once) and the cursor that follows them, in one transaction. */
+  private async flush(): Promise<void> {
+    const chunk = this.pending;
+    const cursor = this.cursorAfterFlush;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.cursorAfterFlush = undefined;
+    const source = this.reader.source;
+    if (!this.writable) {
+      for (const p of chunk) {
+        const key = p.event.recordId;
+        if (this.seenDry.has(key) || this.sql.has.get(source, key)) this.s.present++;
+        else {
+          this.seenDry.add(key);
+          this.s.appended++;
+        }
+      }
+      return;
+    }
+    if (chunk.length === 0 && !cursor) return;
+    const sql = this.sql;
+    const bulk = this.log.beginBulk({ worker: false });
+    try {
+      const fresh: Pending[] = [];
+      for (const p of chunk) {
+        if (sql.claim.run(source, p.event.recordId).changes === 1) fresh.push(p);
+        else this.s.present++;
+      }
+      if (fresh.length) {
+        const binaries: Array<Array<{ payload: string; mediaType: string; bytes: number }>> = [];
+        const events = fresh.map((p) => {
+          const { event, list } = this.toNewEvent(p);
+          binaries.push(list);
+          return event;
+        });
+        const appended = bulk.append(events);
+        for (let i = 0; i < appended.length; i++) {
+          sql.setSeq.run(appended[i].seq, source, fresh[i].event.recordId);
+          for (const b of binaries[i]) sql.binary.run(appended[i].seq, b.payload, b.mediaType, b.bytes);
+        }
+        this.s.appended += appended.length;
+      }
+      if (cursor && !this.opts.since) sql.cursor.run(cursor.path, cursor.source, cursor.offset, cursor.line, cursor.size, cursor.mtime_ms, cursor.cwd, cursor.session);
+      await bulk.commit();
+    } catch (e) {
+      bulk.rollback();
+      throw e;
+    }
+  }
+
+  /** The event as the log's append takes it: origin and source in meta, binaries stored and named. */
+  private toNewEvent(p: Pending): { event: NewEvent; list: Array<{ payload: string; mediaType: string; bytes: number }> } {
+    const e = p.event;
+    const meta: Record<string, unknown> = { ...(e.meta ?? {}) };
+    meta.source = this.reader.source;
+    if (meta.cwd === undefined && p.cwd !== undefined) meta.cwd = p.cwd;
+    meta.capture = { record: e.recordId, path: p.path, ...(p.line !== undefined ? { line: p.line } : {}), ...(p.end !== undefined ? { end: p.end } : {}) };
+    let content = e.content;
+    const list: Array<{ payload: string; mediaType: string; bytes: number }> = [];
+    for (const b of e.binaries ?? []) {
+      const put = this.log.payloads.put(Buffer.from(b.data.buffer, b.data.byteOffset, b.data.byteLength), { deferSync: true });
+      list.push({ payload: put.handle, mediaType: b.mediaType, bytes: put.bytes });
+      content += `${content ? '\n' : ''}[${b.mediaType}, ${put.bytes} bytes: payload ${put.handle}]`;
+    }
+    if (list.length) meta.binaries = list;
+    let ts: string | undefined = e.ts;
+    if (!ts || Number.isNaN(Date.parse(ts))) {
+      if (ts) meta.sourceTs = ts;
+      ts = undefined; // the log stamps it now
+    }
+    return {
+      event: {
+        kind: e.kind, role: e.role, content, session: e.session, name: e.name ?? null, ts, meta,
+        step: e.step ?? null, toolCallId: e.toolCallId ?? null, parentSeq: e.parentSeq ?? null, headline: e.headline ?? null,
+      },
+      list,
+    };
+  }
+}
+
+/**
+ * Rebuilds the derived capture tables from the log: `capture_records` from every event's
+ * meta.capture.record and meta.source, `capture_cursors` from the furthest line each file's events
+ * came from (its size and mtime unknown, so the next import reads on from there and checks). For a
+ * log restored from a salvage or a copy that lost the tables.
+ */
+export function rebuildCaptureState(log: EventLog): { records: number; cursors: number } {
+  const db = log.database;
+  return db.transaction(() => {
+    db.exec('DELETE FROM capture_records; DELETE FROM capture_cursors; DELETE FROM event_binaries;');
+    db.exec(`INSERT OR IGNORE INTO capture_records(source, record_id, seq)
+      SELECT json_extract(meta, '$.source'), json_extract(meta, '$.capture.record'), seq FROM events
+      WHERE json_extract(meta, '$.capture.record') IS NOT NULL AND json_extract(meta, '$.source') IS NOT NULL ORDER BY seq`);
+    db.exec(`INSERT OR IGNORE INTO event_binaries(seq, handle, media_type, bytes)
+      SELECT e.seq, json_extract(b.value, '$.payload'), json_extract(b.value, '$.mediaType'), json_extract(b.value, '$.bytes')
+      FROM events e, json_each(e.meta, '$.binaries') b WHERE e.meta LIKE '%"binaries"%' AND json_extract(b.value, '$.payload') IS NOT NULL`);
+    db.exec(`INSERT INTO capture_cursors(path, source, offset, line, size, mtime_ms, cwd, session)
+      SELECT json_extract(meta, '$.capture.path'), json_extract(meta, '$.source'), max(json_extract(meta, '$.capture.end')),
+             max(json_extract(meta, '$.capture.line')), -1, -1, json_extract(meta, '$.cwd'), session FROM events
+      WHERE json_extract(meta, '$.capture.end') IS NOT NULL GROUP BY json_extract(meta, '$.capture.path')`);
+    const n = (q: string) => Number((db.prepare(q).get() as { n: number }).n);
+    return { records: n('SELECT count(*) AS n FROM capture_records'), cursors: n('SELECT count(*) AS n FROM capture_cursors') };
+  });
+}

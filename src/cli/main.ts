@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Command> = {
   purge: () => require('./commands/purge').command,
   gc: () => require('./commands/gc').command,
   chat: () => require('./commands/chat').command,
+  import: () => require('./commands/import').command,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

@@ -220,14 +220,17 @@ class ImportRun {
       this.s.unchanged++;
       return;
     }
-    if (cursor && cursor.size === st.size && cursor.mtime_ms === st.mtimeMs) {
-      this.s.unchanged++;
-      if (cursor.cwd && this.opts.scope && !inScope(cursor.cwd, this.opts.scope)) this.s.outOfScope.push(path);
+    const scope = this.opts.scope;
+    if (cursor && scope && cursor.cwd && !inScope(cursor.cwd, scope)) {
+      this.s.outOfScope.push(path);
+      if (cursor.size !== st.size || cursor.mtime_ms !== st.mtimeMs) this.saveCursor({ ...cursor, size: st.size, mtime_ms: st.mtimeMs });
       return;
     }
-    if (cursor?.cwd && this.opts.scope && !inScope(cursor.cwd, this.opts.scope)) {
-      this.s.outOfScope.push(path);
-      this.saveCursor({ ...cursor, size: st.size, mtime_ms: st.mtimeMs });
+    // Read before, found without a working directory and so not imported: still on offer.
+    const offered = cursor !== undefined && !cursor.cwd && cursor.offset === 0 && st.size > 0;
+    if (cursor && cursor.size === st.size && cursor.mtime_ms === st.mtimeMs && (!offered || scope)) {
+      this.s.unchanged++;
+      if (offered) this.s.noCwd.push(path);
       return;
     }
     if (this.reader.format === 'json') await this.jsonFile(path, st.size, st.mtimeMs, cursor);
@@ -366,6 +369,7 @@ class ImportRun {
   async stream(input: Readable, label: string): Promise<void> {
     this.s.files++;
     const perFile = new Set<string>();
+    let cwd: string | undefined;
     for await (const l of sourceLines(input, { offset: 0, line: 0 })) {
       if ('tooLong' in l) {
         this.problem({ path: label, line: l.line, message: `line of ${l.tooLong} bytes is too long to read; skipped` });
@@ -383,7 +387,8 @@ class ImportRun {
       }
       const out = this.reader.read(value, { path: label, line: l.line });
       this.reportProblems(out.problems, perFile);
-      for (const event of out.events) await this.add({ event, path: label, line: l.line, cwd: out.cwd });
+      cwd ??= out.cwd;
+      for (const event of out.events) await this.add({ event, path: label, line: l.line, cwd });
       if (this.pending.length >= this.chunkEvents || this.pendingBytes >= this.chunkBytes) await this.flush();
     }
     await this.flush();

@@ -1,0 +1,66 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { codexReader, codexSessionOf, importFiles, SOURCES } from '../../../src/core/capture';
+import { capturedEvents, fakeHome, jsonLines, missingOrDoubled, openLog, type Expected } from './captureTestKit';
+
+const SESSION = '0199a2d7-41c4-78b1-b7cc-a45d62a89cd5';
+
+function expectedOf(records: unknown[]): Expected[] {
+  const out: Expected[] = [];
+  for (const r of records as Array<Record<string, any>>) {
+    const p = r.type === 'response_item' ? r.payload : r.payload === undefined && r.type ? r : undefined;
+    if (!p) continue;
+    if (p.type === 'message' && (p.role === 'user' || p.role === 'assistant')) {
+      const texts = p.content.filter((c: any) => typeof c.text === 'string').map((c: any) => c.text);
+      out.push({ kind: p.role === 'user' ? 'user_message' : 'model_turn', content: texts.join('\n\n'), withBinary: p.content.some((c: any) => c.type === 'input_image') });
+    }
+    if (p.type === 'function_call') out.push({ kind: 'tool_call', name: p.name, content: p.arguments });
+    if (p.type === 'custom_tool_call') out.push({ kind: 'tool_call', name: p.name, content: p.input });
+    if (p.type === 'function_call_output' || p.type === 'custom_tool_call_output') out.push({ kind: 'tool_result', content: p.output });
+  }
+  return out;
+}
+
+test('codex: every user message, assistant text, tool call and tool result appears exactly once, redacted', async () => {
+  const h = fakeHome();
+  const log = openLog(h.dbPath);
+  try {
+    const files = SOURCES.codex!.locate({ home: h.home });
+    assert.equal(files.length, 2);
+    const rollout = files.find((f) => f.includes(SESSION))!;
+    const legacy = files.find((f) => f !== rollout)!;
+    const s = await importFiles(log, codexReader, files, { scope: ['/work/proj'] });
+    assert.deepEqual(s.problems, []);
+    assert.deepEqual(s.noCwd, [legacy], 'a legacy rollout records no working directory: offered, not imported');
+    const events = capturedEvents(log);
+    assert.deepEqual(missingOrDoubled(events, expectedOf(jsonLines(rollout))), []);
+    assert.ok(!JSON.stringify(events).includes('ghp_A1b2C3'), 'the pasted token is redacted');
+    assert.ok(events.every((e) => e.session === `codex:${SESSION}` && e.meta.source === 'codex' && e.meta.cwd === '/work/proj'));
+    const results = events.filter((e) => e.kind === 'tool_result');
+    assert.deepEqual(results.map((e) => [e.toolCallId, e.meta.isError]), [['call_A1', false], ['call_A2', true], ['call_P1', false]]);
+    assert.equal(events.filter((e) => e.kind === 'thinking').map((e) => e.content).join(), '**Searching for price sums**');
+    assert.equal(events.filter((e) => e.kind === 'compaction').length, 1);
+    assert.deepEqual(events.filter((e) => e.kind === 'tool_call').map((e) => e.name), ['shell', 'shell', 'apply_patch', 'local_shell', 'web_search']);
+    // The UI's copies (event_msg) and the context records are kept whole, not mapped twice.
+    const notes = events.filter((e) => e.kind === 'note').map((e) => JSON.parse(e.content).type);
+    assert.deepEqual(notes, ['session_meta', 'event_msg', 'turn_context', 'event_msg', 'event_msg', 'event_msg']);
+    assert.equal(events.find((e) => e.content.includes('"turn_context"'))!.meta.model, 'gpt-5-codex');
+    const image = events.find((e) => Array.isArray(e.meta.binaries))!;
+    assert.equal((image.meta.binaries as any[])[0].mediaType, 'image/png');
+
+    // The legacy file imports when named explicitly (no scope).
+    const named = await importFiles(log, codexReader, [legacy]);
+    assert.equal(named.appended, 4);
+    const old = capturedEvents(log).filter((e) => e.session === 'codex:0188b1c2-d3e4-45f6-8a7b-9c0d1e2f3a4b');
+    assert.deepEqual(old.map((e) => e.kind), ['note', 'user_message', 'note', 'model_turn']);
+    assert.equal((await importFiles(log, codexReader, files, { scope: ['/work/proj'] })).appended, 0);
+  } finally {
+    log.close();
+    h.dispose();
+  }
+});
+
+test('codex: the session id comes from the rollout file name', () => {
+  assert.equal(codexSessionOf(join('/x', `rollout-2025-10-29T00-59-38-${SESSION}.jsonl`)), SESSION);
+});

@@ -231,7 +231,7 @@ for (const target of sizes) {
   const noSnippetMs = queries.map((q) => timeIt(() => log.search(q.query, { k: K, ...q.opts, snippet: false }))[0]);
 
   // The same searches on a compacted index: the editor merges the index's segments in the
-  // background when the log is quiet (src/vscode/indexCompaction.ts; `scroll compact` in a
+  // background when the log is quiet (src/vscode/maintenance/indexCompaction.ts; `scroll compact` in a
   // terminal). Its cost is timed here. The pass is cold again (cached frequencies dropped) and
   // interleaved with the floor's, like the first; the floor's table is left as FTS5 built it.
   const segmentsAppended = log.indexSegments();

@@ -45,7 +45,7 @@ const targets = [
     // Bulk ingest prepares batches on a worker thread; the client looks for this file beside the
     // bundle that loads it (without it, batches are prepared in-thread).
     ...common,
-    entryPoints: ['src/core/log/prepareWorker.ts'],
+    entryPoints: ['src/core/log/ingest/prepareWorker.ts'],
     outfile: 'dist/prepareWorker.js',
     platform: 'node',
     format: 'cjs',

@@ -1,7 +1,7 @@
 /**
  * The `scroll:` URI space: event, range, segment, payload and index documents. The one builder and
  * parser of these addresses, pure and importing nothing: the editor's document provider
- * (`src/vscode/contentProvider.ts`) serves them, the panel's host opens them (`scrollUriFor` in
+ * (`src/vscode/documents/contentProvider.ts`) serves them, the panel's host opens them (`scrollUriFor` in
  * panelProtocol.ts is this builder), and the panel front end receives them.
  */
 export const SCROLL_SCHEME = 'scroll';

@@ -2,10 +2,10 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SearchHit } from '../core/types';
-import { openScrollDocument } from './contentProvider';
-import { parseSeqSpec, renderSessionExport, type SeqSpec } from './history/eventMarkdown';
-import { latestSession, sessionEvents } from './history/historyQueries';
-import { forEditor } from './editorHint';
+import { openScrollDocument } from './documents/contentProvider';
+import { parseSeqSpec, renderSessionExport, type SeqSpec } from './documents/eventMarkdown';
+import { latestSession, sessionEvents } from './documents/historyQueries';
+import { forEditor } from './maintenance/editorHint';
 import { out } from './output';
 import type { ScrollServices } from './services';
 

@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { EventLog } from '../core/log/eventLog';
 import { CellConsent } from './chat/cellConsent';
 import type { ScrollConfig } from './config';
-import { KernelPool } from './kernelPool';
+import { KernelPool } from './kernel/kernelPool';
 import { LogService } from './logService';
 import { SessionState } from './sessionState';
 import { Settings } from './settings';

@@ -6,7 +6,7 @@
  * in force at start-up and whenever the kernel settings change.
  */
 import * as vscode from 'vscode';
-import { unsandboxedReason, type CellConfinement } from './cellConfinement';
+import { unsandboxedReason, type CellConfinement } from './kernel/cellConfinement';
 import { scrollOutput } from './output';
 import type { ScrollServices } from './services';
 

@@ -1,7 +1,7 @@
 import { constants as bufferConstants, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import type { BulkAppend } from '../../core/log/eventLog';
+import type { BulkAppend } from '../../core/log/ingest/bulkAppend';
 import { InvalidInputError, errorMessage } from '../../core/errors';
 import type { NewEvent } from '../../core/types';
 import { UsageError, stringOption, writeJson, type Command } from '../command';

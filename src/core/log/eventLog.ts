@@ -3,15 +3,13 @@
  * index beside it is derived and can be rebuilt. See docs/ARCHITECTURE.md for the contract.
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { openDatabase, isBusyError, isCorruptionError, type Database, type DriverChoice, type Statement } from '../db';
 import { DatabaseError, InvalidInputError, ReadonlyLogError, errorMessage } from '../errors';
 import type { LogEvent, LogStats, NewEvent, SearchOptions, SearchResult, SessionInfo } from '../types';
 import { EventPreparer, type PreparedBatch, type PreparerConfig } from './eventPreparer';
 import { PayloadStore } from './payloadStore';
-import { NotTransferableError, PrepareWorkerClient } from './prepareWorkerClient';
+import { beginBulkAppend, type BulkAppend } from './ingest/bulkAppend';
 import { Redactor, type RedactionOptions } from './redaction';
 import { tableProblems, verifyLog, type LogVerification } from './verify';
 import { rebuildSearchIndex, type RebuildOptions } from './rebuildIndex';
@@ -52,28 +50,6 @@ export interface EventLogOptions {
   headMirrors?: string[];
 }
 
-export interface BulkAppend {
-  append(events: NewEvent[]): LogEvent[];
-  /**
-   * Appends a batch whose preparation (validation, redaction, payload files, index text) runs on
-   * a worker thread while earlier batches are inserted: the way to ingest many events. Batches
-   * land in submission order; resolves to their seqs. A failed batch fails every later one and
-   * the commit. Await each promise (or `commit()`) before appending synchronously.
-   */
-  submit(events: NewEvent[]): Promise<number[]>;
-  /** Where submitted batches are prepared: a worker thread, or this thread when none could start. */
-  readonly preparedOn: 'worker' | 'this thread' | 'nothing submitted yet';
-  /**
-   * Submitted batches prepared so far, by where: the first is prepared here, and so is any batch
-   * whose turn to insert comes while the worker has not reached it (the worker is the slower side).
-   */
-  readonly prepared: { worker: number; here: number };
-  /** Flushes the payload files written meanwhile, then commits. */
-  commit(): Promise<void>;
-  /** Discards everything appended since `beginBulk()`. Safe to call after a failed commit. */
-  rollback(): void;
-}
-
 /** How events are read back (get, range, recent). */
 export interface ReadOptions {
   /**
@@ -86,19 +62,6 @@ export interface ReadOptions {
 /** An event read back; `payloadError` only with `keepPreview`, when its payload could not be read. */
 export type ReadEvent = LogEvent & { payloadError?: string };
 
-/** A submitted batch on its way to insertion (beginBulk). */
-interface BulkJob {
-  events: NewEvent[];
-  session: string;
-  prepared: Promise<PreparedBatch>;
-  settle(batch: PreparedBatch | Error): void;
-  settled: boolean;
-  /** Prepared by the worker, which flushes its payload files itself. */
-  onWorker: boolean;
-}
-
-/** Batches the ingest worker holds at once: the one it prepares and the next. */
-const AT_WORKER = 2;
 
 interface EventRow {
   seq: number;
@@ -382,183 +345,25 @@ export class EventLog {
   beginBulk(opts: { worker?: boolean; workerDir?: string } = {}): BulkAppend {
     if (this.readonly) throw new ReadonlyLogError();
     if (this.repairPending) this.repairNow();
-    this.db.begin();
-    this.inBulk = true;
-    let open = true; // the transaction is active
-    let accepting = true; // no commit() or rollback() called yet
-    let worker: PrepareWorkerClient | undefined;
-    // A worker only helps when it gets a core of its own; on one core it only adds the copying.
-    // `worker: true` or `false` decides regardless (tests, benchmarks).
-    let workerTried = !(opts.worker ?? availableParallelism() > 1);
-    let submitted = false;
-    let usedWorker = false;
-    // Inserts of submitted batches run one after another, in submission order. `tail` never
-    // rejects (a rejected promise nobody awaits would crash Node); the first failure is kept.
-    let tail: Promise<void> = Promise.resolve();
-    let failure: unknown;
-    let inFlight = 0;
-    const ensureOpen = () => {
-      if (!accepting) throw new InvalidInputError('this bulk append is already committed or rolled back');
-    };
-    // Batches not yet being prepared, in submission order. The worker is given the earliest of
-    // them whenever it holds fewer than AT_WORKER (so it never waits for this thread's event loop,
-    // which is blocked while a batch inserts); a batch due for insertion whose turn the worker has
-    // not reached is prepared here instead.
-    const waiting: BulkJob[] = [];
-    let atWorker = 0;
-    const counts = { worker: 0, here: 0 };
-    const newJob = (events: NewEvent[], session: string): BulkJob => {
-      const job = { events, session, settled: false, onWorker: false } as BulkJob;
-      job.prepared = new Promise<PreparedBatch>((ok, fail) => {
-        job.settle = (batch) => {
-          if (job.settled) return;
-          job.settled = true;
-          if (batch instanceof Error) fail(batch);
-          else ok(batch);
-        };
-      });
-      job.prepared.catch(() => undefined); // handled in order, by the insert that awaits it
-      return job;
-    };
-    const prepareHere = (job: BulkJob) => {
-      const at = waiting.indexOf(job);
-      if (at >= 0) waiting.splice(at, 1);
-      counts.here++;
-      try {
-        job.settle(this.preparer.prepare(job.events, job.session, true));
-      } catch (e) {
-        job.settle(e instanceof Error ? e : new Error(String(e)));
-      }
-    };
-    const dispatch = () => {
-      while (worker && atWorker < AT_WORKER && waiting.length > 0) {
-        const job = waiting.shift()!;
-        atWorker++;
-        worker.prepare(job.events, job.session).then(
-          (batch) => {
-            counts.worker++;
-            job.onWorker = true;
-            job.settle(batch);
-          },
-          (e: unknown) => {
-            // Values a thread cannot receive (a function in meta) are prepared here, as appendMany would.
-            if (e instanceof NotTransferableError) prepareHere(job);
-            else job.settle(e instanceof Error ? e : new Error(String(e)));
-          },
-        ).finally(() => {
-          atWorker--;
-          dispatch();
-        });
-      }
-    };
-    const finish = () => {
-      open = false;
-      this.inBulk = false;
-      const w = worker;
-      worker = undefined;
-      return w?.close();
-    };
-    const discard = () => {
-      this.payloads.dropPending();
-      this.pendingHead = undefined;
-      this.db.rollback();
-    };
-    return {
-      prepared: counts,
-      get preparedOn() {
-        return !submitted ? 'nothing submitted yet' : usedWorker ? 'worker' : 'this thread';
-      },
-      append: (events) => {
-        ensureOpen();
-        if (inFlight > 0) throw new InvalidInputError('await the submitted batches before appending synchronously');
-        return this.appendMany(events);
-      },
-      submit: (events) => {
-        ensureOpen();
-        const job = newJob(events, this.session);
-        // The first batch is prepared here: a bulk append of one batch never pays for a worker,
-        // and nothing could be inserted before that batch anyway. The worker boots for the second,
-        // while the first is inserted.
-        if (submitted && !workerTried) {
-          workerTried = true;
-          worker = PrepareWorkerClient.start(this.preparerConfig, opts.workerDir);
-          usedWorker = worker !== undefined;
-        }
-        if (!submitted || !worker) void Promise.resolve().then(() => prepareHere(job));
-        else {
-          waiting.push(job);
-          dispatch();
-        }
-        submitted = true;
-        inFlight++;
-        const done = tail.then(async () => {
-          if (failure !== undefined) throw failure;
-          // A rollback meanwhile ended the transaction: inserting now would autocommit.
-          const rolledBack = () => new InvalidInputError('this bulk append was rolled back');
-          if (!open) throw rolledBack();
-          // While this batch is still on the worker, prepare the next waiting ones here instead of
-          // idling: on two cores the worker is often the slower side (see ARCHITECTURE.md). The
-          // worker's replies arrive as messages, so the event loop turns before each check.
-          for (;;) {
-            if (!job.settled) await yieldToEventLoop();
-            if (!open) throw rolledBack();
-            if (job.settled || waiting.length === 0) break;
-            prepareHere(waiting[0]); // the earliest waiting batch: this one, once its turn comes
-          }
-          const batch = await job.prepared;
-          if (!open) throw rolledBack();
-          // Flushing its payload files starts now, beside the inserts; commit() waits for it. The
-          // worker flushes the files of the batches it prepared (commit() asks it to confirm).
-          if (!job.onWorker) for (const p of batch.events) if (p.payload) this.payloads.syncSoon(p.payload);
-          return this.insertRows(batch);
-        });
-        tail = done.then(
-          () => { inFlight--; },
-          (e: unknown) => {
-            inFlight--;
-            failure ??= e;
-          },
-        );
-        done.catch(() => undefined); // the caller awaits it; commit() reports it too
-        return done;
-      },
-      commit: async () => {
-        ensureOpen();
-        accepting = false;
-        await tail; // batches submitted before commit() still land
-        try {
-          if (failure !== undefined) throw failure;
-          // FTS5 writes out the postings it buffers (up to INDEX_BUFFER_BYTES) at a savepoint.
-          // Done before waiting for the payload files, so both go on at once (both take
-          // time on a large ingest); COMMIT would otherwise do it after.
-          this.db.transaction(() => undefined);
-          // An event never becomes durable before its payload file.
-          await worker?.flush();
-          await this.payloads.syncPending();
-        } catch (e) {
-          await finish();
-          discard();
-          throw e;
-        }
-        // The worker has nothing left to do: it stops while COMMIT runs.
-        const closed = finish();
-        try {
-          this.db.commit();
-        } catch (e) {
+    return beginBulkAppend(
+      {
+        db: this.db,
+        preparer: this.preparer,
+        preparerConfig: this.preparerConfig,
+        payloads: this.payloads,
+        session: () => this.session,
+        setInBulk: (on) => {
+          this.inBulk = on;
+        },
+        appendMany: (events) => this.appendMany(events),
+        insertRows: (batch) => this.insertRows(batch),
+        dropPendingHead: () => {
           this.pendingHead = undefined;
-          throw e;
-        } finally {
-          await closed;
-        }
-        this.publishHead();
+        },
+        publishHead: () => this.publishHead(),
       },
-      rollback: () => {
-        if (!open) return;
-        accepting = false;
-        void finish();
-        discard();
-      },
-    };
+      opts,
+    );
   }
 
   /** One event with its full content (payload read back and verified), or undefined. */

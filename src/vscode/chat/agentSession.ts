@@ -18,7 +18,7 @@ import type { ChatMessage, ModelChunk, ModelClient, ModelRequestOptions, ToolDef
 import { SCROLL_EXEC, scrollExecTool, type AgentTool, type ToolOutput } from '../../core/agent/tools';
 import type { EventLog } from '../../core/log/eventLog';
 import { toolDescription } from '../../prompts';
-import { cellAsksFirst } from '../cellConfinement';
+import { cellAsksFirst } from '../kernel/cellConfinement';
 import { VscodeModelClient } from '../lm/vscodeModelClient';
 import { errorText, msSince, out } from '../output';
 import type { ScrollServices } from '../services';

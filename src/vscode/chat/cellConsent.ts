@@ -14,7 +14,7 @@
  * kind (Scroll's unsandboxed process, or the user's Jupyter kernel): a change of kind asks again.
  */
 import * as vscode from 'vscode';
-import { consentDetail, EXEC_CONFIRMATION_TITLE, type CellConfinement } from '../cellConfinement';
+import { consentDetail, EXEC_CONFIRMATION_TITLE, type CellConfinement } from '../kernel/cellConfinement';
 import { out } from '../output';
 
 export type ConsentAnswer = 'allow' | 'allowSession' | 'deny';

@@ -4,7 +4,7 @@
  * Everything it returns is paged or capped (see the protocol's constants).
  */
 import type { LogEvent, SearchHit, SearchOptions, SearchResult } from '../../core/types';
-import { forEditor } from '../editorHint';
+import { forEditor } from '../maintenance/editorHint';
 import {
   CONTENT_CAP,
   EVENT_PAGE_SIZE,

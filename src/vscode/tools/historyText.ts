@@ -1,8 +1,8 @@
 /** Plain-text answers of the history tools (for models). Pure: no `vscode`. */
 import type { EventLog } from '../../core/log/eventLog';
 import type { SearchOptions } from '../../core/types';
-import { forEditor } from '../editorHint';
-import type { SeqSpec } from '../history/eventMarkdown';
+import { forEditor } from '../maintenance/editorHint';
+import type { SeqSpec } from '../documents/eventMarkdown';
 
 const MAX_EXPAND_EVENTS = 50;
 

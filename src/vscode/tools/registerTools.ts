@@ -8,8 +8,8 @@
  */
 import * as vscode from 'vscode';
 import type { ToolOutput } from '../../core/agent/tools';
-import { parseSeqSpec } from '../history/eventMarkdown';
-import { cellAsksFirst, EXEC_CONFIRMATION_TITLE, execConsentReason, type CellConfinement } from '../cellConfinement';
+import { parseSeqSpec } from '../documents/eventMarkdown';
+import { cellAsksFirst, EXEC_CONFIRMATION_TITLE, execConsentReason, type CellConfinement } from '../kernel/cellConfinement';
 import { msSince, out } from '../output';
 import type { ScrollServices } from '../services';
 import {

@@ -16,7 +16,7 @@ import type { ScrollApi } from '../../../src/api';
 import { decideSandbox, probeSandbox } from '../../../src/core/kernel/sandbox';
 import type { LogEvent } from '../../../src/core/types';
 import { EventLog } from '../../../src/core/log/eventLog';
-import { EXEC_CONFIRMATION_TITLE } from '../../../src/vscode/cellConfinement';
+import { EXEC_CONFIRMATION_TITLE } from '../../../src/vscode/kernel/cellConfinement';
 import type { AgentSession } from '../../../src/vscode/chat/agentSession';
 import type { ConsentAnswer, ConsentRequest } from '../../../src/vscode/chat/cellConsent';
 import { createSessionKernel, hiddenPaths, kernelSandboxed, KernelRefusedError, type SessionKernelRequest } from '../../../src/vscode/kernel/factory';

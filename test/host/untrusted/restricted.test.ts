@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { ScrollApi } from '../../../src/api';
 import { openDatabase } from '../../../src/core/db';
 import { PANEL_VIEW_TYPE } from '../../../src/shared/panelProtocol';
-import type { KernelFactory } from '../../../src/vscode/kernelPool';
+import type { KernelFactory } from '../../../src/vscode/kernel/kernelPool';
 import { closeAllEditors, scrollApi, scrollId, toolText, waitFor, workspaceRoot } from '../suite/helpers';
 
 interface LogSnapshot {

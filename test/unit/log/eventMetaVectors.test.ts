@@ -16,8 +16,8 @@ import { indexFromBlocks, indexFromSnapshot, readEvictionMeta, type EvictionBloc
 import { evictions, lastEviction } from '../../../src/core/log/historyQueries';
 import { MemoryHost } from '../../../src/core/memory/memoryHost';
 import type { NewEvent } from '../../../src/core/types';
-import { blockOfEvictionEvent } from '../../../src/vscode/history/evictionBlocks';
-import { sessionIndex } from '../../../src/vscode/history/historyQueries';
+import { blockOfEvictionEvent } from '../../../src/vscode/documents/evictionBlocks';
+import { sessionIndex } from '../../../src/vscode/documents/historyQueries';
 import { buildEvictionTree, readEvictionBlock } from '../../../src/vscode/panel/evictionTree';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');

@@ -21,12 +21,17 @@ test('scroll ingest killed with SIGKILL while batches are on the worker: nothing
     const child = spawn(process.execPath, [CLI, 'ingest', 'in.jsonl'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
-    // Killed once the log exists and the ingest is under way (the WAL file appears with the first insert).
+    // Killed once the log's schema is committed and the ingest is under way (on a loaded machine the
+    // file exists well before its tables do).
     await new Promise<void>((resolve) => {
       const poll = setInterval(() => {
         try {
           const raw = openDatabase(db, { readonly: true });
-          raw.close();
+          try {
+            raw.prepare('SELECT count(*) FROM events').get();
+          } finally {
+            raw.close();
+          }
           clearInterval(poll);
           setTimeout(resolve, 150);
         } catch {

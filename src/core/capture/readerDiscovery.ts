@@ -1,0 +1,111 @@
+/**
+ * Where the Copilot Chat, Cline/Roo/Kilo and Gemini CLI files are: path logic plus directory
+ * listings (the readers themselves do no I/O). Missing folders give [].
+ *
+ * The editor knows its own folders: `workspaceStorage` = the parent of `context.storageUri`
+ * (`<user-data>/User/workspaceStorage/<workspace id>`, this workspace's folder) and `globalStorage` =
+ * the parent of `context.globalStorageUri` (`<user-data>/User/globalStorage`). The CLI finds them
+ * from the user-data folders of the usual VS Code builds (`vscodeUserDataDirs`) and, for workspace
+ * storage, each folder's `workspace.json`, which names the workspace folder it belongs to.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { CLINE_EXTENSION_IDS, CLINE_TASK_FILES, type ClineFamilySource } from './cline';
+import { geminiProjectHash } from './gemini';
+import { fileUriToPath } from './readerParts';
+
+function list(dir: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function filesIn(dir: string, test: (name: string) => boolean): string[] {
+  return list(dir).filter((e) => e.isFile() && test(e.name)).map((e) => path.join(dir, e.name)).sort();
+}
+
+function dirsIn(dir: string): string[] {
+  return list(dir).filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name)).sort();
+}
+
+const CHAT_FILE = (n: string) => n.endsWith('.json') || n.endsWith('.jsonl');
+
+/** The user-data folders of VS Code, Insiders, VSCodium, code-server and VS Code Server for a home folder. */
+export function vscodeUserDataDirs(home: string, platform: NodeJS.Platform = process.platform, appData?: string): string[] {
+  const names = ['Code', 'Code - Insiders', 'VSCodium', 'Cursor', 'Windsurf'];
+  const base = platform === 'darwin' ? path.join(home, 'Library', 'Application Support')
+    : platform === 'win32' ? (appData ?? path.join(home, 'AppData', 'Roaming'))
+      : path.join(home, '.config');
+  return [
+    ...names.map((n) => path.join(base, n)),
+    path.join(home, '.vscode-server', 'data'),
+    path.join(home, '.vscode-server-insiders', 'data'),
+    path.join(home, '.local', 'share', 'code-server'),
+  ];
+}
+
+/** Chat session files of one workspace storage folder (`…/workspaceStorage/<id>`): `chatSessions/*.json[l]`. */
+export function locateCopilotChat(workspaceStorage: string): string[] {
+  return filesIn(path.join(workspaceStorage, 'chatSessions'), CHAT_FILE);
+}
+
+/**
+ * Empty windows' chat sessions (`globalStorage/emptyWindowChatSessions`): they belong to no folder,
+ * so they are offered to the user rather than captured by workspace scope.
+ */
+export function locateCopilotEmptyWindowChats(globalStorage: string): string[] {
+  return filesIn(path.join(globalStorage, 'emptyWindowChatSessions'), CHAT_FILE);
+}
+
+/** The workspace storage folders (under the given user-data folders) whose `workspace.json` names `folder`. */
+export function workspaceStorageFor(userDataDirs: string[], folder: string): string[] {
+  const want = path.resolve(folder);
+  const found: string[] = [];
+  for (const root of userDataDirs) {
+    for (const dir of dirsIn(path.join(root, 'User', 'workspaceStorage'))) {
+      let ws: unknown;
+      try {
+        ws = JSON.parse(fs.readFileSync(path.join(dir, 'workspace.json'), 'utf8'));
+      } catch {
+        continue;
+      }
+      const uri = ws && typeof ws === 'object' ? (ws as { folder?: unknown }).folder : undefined;
+      if (typeof uri === 'string' && uri.startsWith('file://') && path.resolve(fileUriToPath(uri)) === want) found.push(dir);
+    }
+  }
+  return found;
+}
+
+/** Task files of one Cline-family extension under a global storage folder. */
+export function locateClineTasks(globalStorage: string, source: ClineFamilySource): string[] {
+  const tasks = path.join(globalStorage, CLINE_EXTENSION_IDS[source], 'tasks');
+  const out: string[] = [];
+  for (const task of dirsIn(tasks)) {
+    for (const f of CLINE_TASK_FILES) if (fs.existsSync(path.join(task, f))) out.push(path.join(task, f));
+  }
+  return out;
+}
+
+/**
+ * Gemini CLI files under `~/.gemini/tmp/<project hash>/`: chats (and sub-agents' chats one level
+ * down), saved checkpoints, restorable checkpoints and the prompt log. With `projectRoots`, only
+ * those projects' folders (workspace scope); without, every project's.
+ */
+export function locateGemini(home: string, projectRoots?: string[]): string[] {
+  const tmp = path.join(home, '.gemini', 'tmp');
+  const projects = projectRoots
+    ? projectRoots.map((r) => path.join(tmp, geminiProjectHash(r)))
+    : dirsIn(tmp);
+  const out: string[] = [];
+  for (const dir of projects) {
+    const chats = path.join(dir, 'chats');
+    out.push(...filesIn(chats, CHAT_FILE));
+    for (const sub of dirsIn(chats)) out.push(...filesIn(sub, (n) => n.endsWith('.jsonl')));
+    out.push(...filesIn(dir, (n) => /^checkpoint-.+\.json$/.test(n)));
+    out.push(...filesIn(path.join(dir, 'checkpoints'), (n) => n.endsWith('.json')));
+    out.push(...filesIn(dir, (n) => n === 'logs.json'));
+  }
+  return out;
+}

@@ -1,0 +1,91 @@
+/**
+ * Small pieces the Copilot Chat, Cline/Roo/Kilo and Gemini CLI readers share: timestamps, stable
+ * content hashes for record ids, base64 and data-URL images, and the two fallback events (thinking,
+ * and a record kept whole). Pure: no I/O, no clock.
+ */
+import { createHash } from 'node:crypto';
+import type { CapturedBinary, CapturedEvent, CaptureSource } from './types';
+
+/** Shown for sources with no timestamp on a record (never the clock: readers are pure). */
+export const UNKNOWN_TS = '1970-01-01T00:00:00.000Z';
+
+export type Json = Record<string, unknown>;
+
+export function isObject(v: unknown): v is Json {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** ISO 8601 from epoch milliseconds or an ISO string; undefined when neither. */
+export function toIso(v: unknown): string | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) {
+    const d = new Date(v);
+    return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+  }
+  if (typeof v === 'string' && v) {
+    const d = new Date(v);
+    return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+  }
+  return undefined;
+}
+
+/** First 16 hex digits of sha256 of a value's JSON: part of a record id where the source gives none. */
+export function contentHash(v: unknown): string {
+  return createHash('sha256').update(JSON.stringify(v) ?? 'undefined').digest('hex').slice(0, 16);
+}
+
+/** `obj` without the named keys (undefined values dropped), or undefined when nothing is left. */
+export function omit(obj: Json, keys: readonly string[]): Json | undefined {
+  const out: Json = {};
+  for (const [k, v] of Object.entries(obj)) if (!keys.includes(k) && v !== undefined) out[k] = v;
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** Meta without undefined values (so events compare and serialise the same however built). */
+export function cleanMeta(meta: Json): Json {
+  const out: Json = {};
+  for (const [k, v] of Object.entries(meta)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+export function decodeBase64(data: string): Uint8Array {
+  return new Uint8Array(Buffer.from(data, 'base64'));
+}
+
+/** `data:image/png;base64,...` → a binary; undefined for anything else. */
+export function dataUrlBinary(url: string): CapturedBinary | undefined {
+  const m = /^data:([^;,]+)((?:;[^;,]*)*);base64,(.*)$/s.exec(url);
+  if (!m) return undefined;
+  return { mediaType: m[1], data: decodeBase64(m[3]) };
+}
+
+/** `file:///a/b` → `/a/b` (and `file:///c%3A/x` → `c:/x`); other URIs unchanged. */
+export function fileUriToPath(uri: string): string {
+  if (!uri.startsWith('file://')) return uri;
+  let p = decodeURIComponent(uri.slice('file://'.length).replace(/^[^/]*/, ''));
+  if (/^\/[a-zA-Z]:/.test(p)) p = p.slice(1);
+  return p;
+}
+
+/** Thinking/reasoning: its own `note` event with `meta.thinking = true` (kept out of the assistant's text). */
+export function thinkingEvent(
+  source: CaptureSource, session: string, ts: string, recordId: string, text: string, meta: Json,
+): CapturedEvent {
+  return {
+    kind: 'note', role: 'assistant', name: 'thinking', content: text, session, ts, recordId,
+    meta: cleanMeta({ source, thinking: true, ...meta }),
+  };
+}
+
+/** A record the reader does not map: kept whole, its raw JSON as content, `meta.unmapped = true`. */
+export function rawNote(
+  source: CaptureSource, session: string, ts: string, recordId: string, name: string, record: unknown, meta: Json = {},
+): CapturedEvent {
+  return {
+    kind: 'note', role: 'system', name, content: JSON.stringify(record), session, ts, recordId,
+    meta: cleanMeta({ source, unmapped: true, ...meta }),
+  };
+}

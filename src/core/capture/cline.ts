@@ -13,13 +13,14 @@
  * told its source by the extension id in the path.
  *
  * Each file is read on its own (session `<source>:<task id>`, the task id the folder's name).
- * API history → user_message / model_turn / tool_call / tool_result / thinking notes / image notes;
+ * API history → user_message / model_turn / tool_call / tool_result / thinking / image notes (the
+ * image a binary), Roo's condensing summaries → compaction;
  * ui messages → `note`s named `say.<type>` / `ask.<type>` (they repeat much of the conversation, so
  * they never count as its messages); metadata entries → notes. Pure: no I/O, no clock.
  */
 import type { CapturedBinary, CapturedEvent, CaptureProblem, CaptureSource, ReaderOutput, RecordOrigin } from './types';
 import {
-  cleanMeta, contentHash, dataUrlBinary, decodeBase64, isObject, type Json, omit, rawNote, str, thinkingEvent, toIso, UNKNOWN_TS,
+  cleanMeta, contentHash, dataUrlBinary, decodeBase64, imageNotes, isObject, type Json, omit, rawNote, str, thinkingEvent, toIso, UNKNOWN_TS,
 } from './readerParts';
 
 export type ClineFamilySource = Extract<CaptureSource, 'cline' | 'roo-code' | 'kilo-code'>;
@@ -118,6 +119,7 @@ function readApiHistory(data: unknown, ctx: TaskContext): ReaderOutput {
       source: ctx.source, taskId: ctx.taskId, messageIndex: i,
       tsSource: toIso(m.ts) ? 'message' : ctx.fallbackTs ? 'task id' : 'none',
       message: omit(m, ['role', 'content', 'ts']),
+      summary: m.isSummary === true ? true : undefined,
       model: isObject(m.modelInfo) ? str(m.modelInfo.modelId) : undefined,
     });
     const blocks: unknown[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
@@ -151,14 +153,14 @@ function mapBlock(b: unknown, role: string, recordId: string, ts: string, meta: 
     case 'text':
       if (typeof b.text !== 'string') break;
       return [{
-        kind: role === 'user' ? 'user_message' : 'model_turn', role, content: b.text, session, ts, recordId,
+        kind: meta.summary === true ? 'compaction' : role === 'user' ? 'user_message' : 'model_turn', role, content: b.text, session, ts, recordId,
         meta: blockMeta({ blockExtra: omit(b, ['type', 'text']) }),
       }];
     case 'image': {
       const bin = imageBinary(b);
       if (!bin) break;
       return [{
-        kind: 'note', role, name: 'image', content: `[image ${bin.mediaType}]`, session, ts, recordId,
+        kind: 'note', role, name: 'image', content: '', session, ts, recordId,
         meta: blockMeta({ binaries: 1 }), binaries: [bin],
       }];
     }
@@ -183,14 +185,14 @@ function mapBlock(b: unknown, role: string, recordId: string, ts: string, meta: 
         }
         content = texts.join('\n');
       } else content = b.content === undefined ? '' : JSON.stringify(b.content);
+      const name = (id && toolNames.get(id)) ?? null;
       return [{
-        kind: 'tool_result', role: 'tool', name: (id && toolNames.get(id)) ?? null, toolCallId: id ?? null, content, session, ts, recordId,
+        kind: 'tool_result', role: 'tool', name, toolCallId: id ?? null, content, session, ts, recordId,
         meta: blockMeta({
-          isError: b.is_error === true, binaries: binaries.length || undefined, otherContent: extra.length ? extra : undefined,
+          isError: b.is_error === true, images: binaries.length || undefined, otherContent: extra.length ? extra : undefined,
           parts: Array.isArray(b.content) ? b.content.length : undefined,
         }),
-        binaries: binaries.length ? binaries : undefined,
-      }];
+      }, ...imageNotes({ session, ts, role: 'tool', toolCallId: id ?? null, name }, recordId, binaries, meta)];
     }
     case 'thinking':
       if (typeof b.thinking !== 'string') break;

@@ -11,7 +11,7 @@
  * hands this reader the file's text; a `.json` file it may hand parsed. Pure: no I/O, no clock.
  *
  * Mapping, per request: its message → `user_message`; each response part in order → markdown as
- * `model_turn`, thinking as a `note` with `meta.thinking`, each tool invocation as `tool_call` (name
+ * `model_turn`, thinking as `thinking`, each tool invocation as `tool_call` (name
  * the tool id, content its input JSON) followed by a `tool_result` when the file holds the output
  * (`resultDetails.output`, a terminal's output), else `meta.toolOutput = "not recorded by source"`;
  * every other part (inline references, code block URIs, edit groups, progress messages, confirmations,
@@ -21,7 +21,7 @@
  */
 import type { CapturedBinary, CapturedEvent, CaptureProblem, ReaderOutput, RecordOrigin } from './types';
 import {
-  cleanMeta, contentHash, decodeBase64, fileUriToPath, isObject, type Json, omit, rawNote, str, thinkingEvent, toIso, UNKNOWN_TS,
+  cleanMeta, contentHash, decodeBase64, fileUriToPath, imageNotes, isObject, type Json, omit, rawNote, str, thinkingEvent, toIso, UNKNOWN_TS,
 } from './readerParts';
 
 const SOURCE = 'copilot-chat' as const;
@@ -238,10 +238,9 @@ function mapRequest(r: Json, index: number, ctx: RequestContext): CapturedEvent[
       slashCommand: isObject(r.slashCommand) ? str(r.slashCommand.name) : undefined,
       mode: isObject(r.modeInfo) ? str(r.modeInfo.kind) : undefined,
       request: requestFields,
-      binaries: binaries.length || undefined,
     }),
-    binaries: binaries.length ? binaries : undefined,
   });
+  events.push(...imageNotes({ session, ts, role: 'user' }, `${requestId}#message`, binaries, common));
   if (!ctx.complete) return events;
 
   const responseId = str(r.responseId);
@@ -321,7 +320,7 @@ function mapPart(part: unknown, recordId: string, session: string, ts: string, m
   if (kind === 'toolInvocationSerialized' || kind === 'toolInvocation') return mapToolInvocation(part, recordId, session, ts, meta);
   return [{
     kind: 'note', role: 'assistant', name: `copilot.${kind ?? 'part'}`, content: JSON.stringify(part), session, ts, recordId,
-    meta: cleanMeta({ ...meta, part: kind, unmapped: kind && NOTE_PARTS.has(kind) ? undefined : true }),
+    meta: cleanMeta({ ...meta, part: kind, kept: kind && NOTE_PARTS.has(kind) ? undefined : 'whole record (not mapped)' }),
   }];
 }
 
@@ -376,9 +375,9 @@ function mapToolInvocation(part: Json, recordId: string, session: string, ts: st
   if (output !== undefined) {
     events.push({
       kind: 'tool_result', role: 'tool', name, toolCallId, content: output, session, ts, recordId: `${recordId}.result`,
-      meta: cleanMeta({ ...meta, isError: isError ?? false, ...outputMeta, binaries: binaries.length || undefined }),
-      binaries: binaries.length ? binaries : undefined,
+      meta: cleanMeta({ ...meta, isError: isError ?? false, ...outputMeta, images: binaries.length || undefined }),
     });
+    events.push(...imageNotes({ session, ts, role: 'tool', toolCallId, name }, `${recordId}.result`, binaries, meta));
   }
   return events;
 }

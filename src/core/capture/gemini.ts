@@ -20,7 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CapturedBinary, CapturedEvent, CaptureProblem, ReaderOutput, RecordOrigin } from './types';
-import { cleanMeta, contentHash, decodeBase64, isObject, type Json, omit, rawNote, str, thinkingEvent, toIso, UNKNOWN_TS } from './readerParts';
+import { cleanMeta, contentHash, decodeBase64, imageNotes, isObject, type Json, omit, rawNote, str, thinkingEvent, toIso, UNKNOWN_TS } from './readerParts';
 
 const SOURCE = 'gemini-cli' as const;
 
@@ -216,10 +216,10 @@ function mapMessage(m: unknown, ctx: ChatContext, problems: CaptureProblem[], or
         recordId: `${id}#tool.${tc.id}.result`,
         meta: cleanMeta({
           ...meta, status, isError: status === 'error' || out.error, resultDisplay: tc.resultDisplay,
-          renderOutputAsMarkdown: tc.renderOutputAsMarkdown, resultParts: out.parts, binaries: out.binaries.length || undefined,
+          renderOutputAsMarkdown: tc.renderOutputAsMarkdown, resultParts: out.parts, images: out.binaries.length || undefined,
         }),
-        binaries: out.binaries.length ? out.binaries : undefined,
       });
+      events.push(...imageNotes({ session: ctx.session, ts: callTs, role: 'tool', toolCallId: tc.id, name }, `${id}#tool.${tc.id}.result`, out.binaries, meta));
     }
   }
 
@@ -245,7 +245,7 @@ function mapPart(p: unknown, recordId: string, session: string, ts: string, meta
   if (isObject(p.inlineData) && typeof p.inlineData.data === 'string') {
     const mediaType = str(p.inlineData.mimeType) ?? 'application/octet-stream';
     return [{
-      kind: 'note', role, name: 'image', content: `[${mediaType}]`, session, ts, recordId,
+      kind: 'note', role, name: 'image', content: '', session, ts, recordId,
       meta: cleanMeta({ ...meta, binaries: 1, displayName: p.inlineData.displayName }),
       binaries: [{ mediaType, data: decodeBase64(p.inlineData.data) }],
     }];

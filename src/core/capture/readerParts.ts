@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { CapturedBinary, CapturedEvent, CaptureSource } from './types';
 
-/** Shown for sources with no timestamp on a record (never the clock: readers are pure). */
-export const UNKNOWN_TS = '1970-01-01T00:00:00.000Z';
+/** A record with no timestamp of its own: the importer stamps it when it appends (readers are pure, no clock). */
+export const UNKNOWN_TS = '';
 
 export type Json = Record<string, unknown>;
 
@@ -70,22 +70,32 @@ export function fileUriToPath(uri: string): string {
   return p;
 }
 
-/** Thinking/reasoning: its own `note` event with `meta.thinking = true` (kept out of the assistant's text). */
+/** Thinking/reasoning: an event of kind `thinking` (as the Claude Code and Codex readers), kept out of the assistant's text. */
 export function thinkingEvent(
   source: CaptureSource, session: string, ts: string, recordId: string, text: string, meta: Json,
 ): CapturedEvent {
-  return {
-    kind: 'note', role: 'assistant', name: 'thinking', content: text, session, ts, recordId,
-    meta: cleanMeta({ source, thinking: true, ...meta }),
-  };
+  return { kind: 'thinking', role: 'assistant', content: text, session, ts, recordId, meta: cleanMeta({ source, ...meta }) };
 }
 
-/** A record the reader does not map: kept whole, its raw JSON as content, `meta.unmapped = true`. */
+/** A record the reader does not map: kept whole, its raw JSON as content (`meta.kept` says so, as the other readers do). */
 export function rawNote(
   source: CaptureSource, session: string, ts: string, recordId: string, name: string, record: unknown, meta: Json = {},
 ): CapturedEvent {
   return {
     kind: 'note', role: 'system', name, content: JSON.stringify(record), session, ts, recordId,
-    meta: cleanMeta({ source, unmapped: true, ...meta }),
+    meta: cleanMeta({ source, ...meta, kept: 'whole record (not mapped)' }),
   };
+}
+
+/**
+ * Images that came with a message or a tool result, one `note` named `image` each (content empty:
+ * the importer describes the stored payload there), so the message's own text stays exactly the source's.
+ */
+export function imageNotes(
+  of: Pick<CapturedEvent, 'session' | 'ts' | 'role' | 'toolCallId' | 'name'>, recordId: string, binaries: CapturedBinary[], meta: Json,
+): CapturedEvent[] {
+  return binaries.map((b, n) => ({
+    kind: 'note', role: of.role, name: 'image', content: '', session: of.session, ts: of.ts, recordId: `${recordId}.image.${n}`,
+    toolCallId: of.toolCallId ?? null, meta: cleanMeta({ ...meta, imageOf: of.name ?? undefined, mediaType: b.mediaType }), binaries: [b],
+  }));
 }

@@ -1,0 +1,176 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { claudeCodeReader, codexReader, importFiles, rebuildCaptureState } from '../../../src/core/capture';
+import { allEvents, capturedEvents, fakeHome, openLog } from './captureTestKit';
+
+const CLI = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
+const SESSION = '5f0e2a41-7c3b-4d8e-9a10-2b6c8d4e1f01';
+const mainFile = (home: string) => join(home, '.claude', 'projects', '-work-proj', `${SESSION}.jsonl`);
+
+function userLine(uuid: string, text: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ type: 'user', uuid, sessionId: SESSION, cwd: '/work/proj', version: '2.0.14', timestamp: '2025-10-01T11:00:00.000Z', message: { role: 'user', content: text }, ...extra });
+}
+
+test('a grown transcript appends only its new records; a half-written last line waits and is then read once', async () => {
+  const h = fakeHome();
+  const log = openLog(h.dbPath);
+  try {
+    const file = mainFile(h.home);
+    const first = await importFiles(log, claudeCodeReader, [file]);
+    const before = capturedEvents(log).length;
+    assert.equal(first.appended, before);
+
+    appendFileSync(file, userLine('g-0001', 'grown one') + '\n' + userLine('g-0002', 'grown two') + '\n');
+    const grown = await importFiles(log, claudeCodeReader, [file]);
+    assert.equal(grown.appended, 2);
+    assert.equal(grown.present, 0, 'only the new lines are read (the cursor is past the old ones)');
+
+    // The writer is midway through a line: nothing of it is taken.
+    const line = userLine('g-0003', 'written in two halves');
+    appendFileSync(file, line.slice(0, 40));
+    const half = await importFiles(log, claudeCodeReader, [file]);
+    assert.equal(half.appended, 0);
+    assert.equal(half.incomplete.length, 1);
+    assert.deepEqual(half.problems, [], 'a half-written line is not a problem');
+    appendFileSync(file, line.slice(40) + '\n');
+    const rest = await importFiles(log, claudeCodeReader, [file]);
+    assert.equal(rest.appended, 1);
+    assert.equal(capturedEvents(log).filter((e) => e.content === 'written in two halves').length, 1);
+    assert.equal((await importFiles(log, claudeCodeReader, [file])).appended, 0);
+    assert.equal(capturedEvents(log).length, before + 3);
+  } finally {
+    log.close();
+    h.dispose();
+  }
+});
+
+test('a malformed line is reported with its path and line and skipped; the rest is imported', async () => {
+  const h = fakeHome();
+  const log = openLog(h.dbPath);
+  try {
+    const file = mainFile(h.home);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines.splice(3, 0, '{"type":"user","uuid": oops this is not json');
+    writeFileSync(file, lines.join('\n'));
+    const s = await importFiles(log, claudeCodeReader, [file]);
+    assert.equal(s.problems.length, 1);
+    assert.equal(s.problems[0].path, file);
+    assert.equal(s.problems[0].line, 4);
+    assert.match(s.problems[0].message, /not valid JSON/);
+    assert.ok(capturedEvents(log).some((e) => e.content.startsWith('Done: the total')), 'lines after the bad one are imported');
+    // Reported once: the cursor is past it.
+    appendFileSync(file, userLine('m-0001', 'after the bad line') + '\n');
+    const again = await importFiles(log, claudeCodeReader, [file]);
+    assert.deepEqual([again.appended, again.problems.length], [1, 0]);
+  } finally {
+    log.close();
+    h.dispose();
+  }
+});
+
+test('an unknown format version is reported once per file, and its records are still imported', async () => {
+  const h = fakeHome();
+  const log = openLog(h.dbPath);
+  try {
+    const file = join(h.home, 'future.jsonl');
+    writeFileSync(file, [1, 2, 3].map((i) => userLine(`f-${i}`, `future ${i}`, { version: '3.1.0' })).join('\n') + '\n');
+    const s = await importFiles(log, claudeCodeReader, [file]);
+    assert.equal(s.problems.length, 1);
+    assert.match(s.problems[0].message, /version 3\.1\.0/);
+    assert.equal(s.appended, 3);
+  } finally {
+    log.close();
+    h.dispose();
+  }
+});
+
+test('two importers at once (two processes on one log) append each record once', async () => {
+  const h = fakeHome();
+  try {
+    const file = join(h.home, 'big.jsonl');
+    const n = 4000;
+    const rows: string[] = [];
+    for (let i = 0; i < n; i++) rows.push(userLine(`c-${i}`, `concurrent record ${i} ${'x'.repeat(i % 7 === 0 ? 9000 : 20)}`));
+    writeFileSync(file, rows.join('\n') + '\n');
+    // Each process reads both copies, so neither's cursors can help: only the database's key can.
+    const copy = join(h.home, 'big-copy.jsonl');
+    writeFileSync(copy, rows.join('\n') + '\n');
+    const run = () =>
+      new Promise<{ code: number | null; out: string; err: string }>((ok) => {
+        const child = spawn(process.execPath, [CLI, 'import', 'claude-code', '--path', file, '--path', copy, '--db', h.dbPath, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (c) => (out += c));
+        child.stderr.on('data', (c) => (err += c));
+        child.on('close', (code) => ok({ code, out, err }));
+      });
+    const [a, b] = await Promise.all([run(), run()]);
+    assert.equal(a.code, 0, a.err);
+    assert.equal(b.code, 0, b.err);
+    const summaries = [a, b].map((r) => JSON.parse(r.out).sources[0] as { appended: number; already_present: number });
+    assert.equal(summaries[0].appended + summaries[1].appended, n, 'each record appended by one of them');
+    for (const s of summaries) assert.ok(s.appended + s.already_present >= n, 'each read at least one copy whole');
+    const log = openLog(h.dbPath);
+    try {
+      const events = capturedEvents(log);
+      assert.equal(events.length, n);
+      assert.equal(new Set(events.map((e) => (e.meta.capture as { record: string }).record)).size, n);
+      assert.equal(Number(log.database.prepare('SELECT count(*) AS n FROM capture_records').get().n), n);
+      assert.equal(log.verify().ok, true);
+    } finally {
+      log.close();
+    }
+  } finally {
+    h.dispose();
+  }
+});
+
+test('the capture tables are derived: rebuilt from the log, importing again still appends nothing', async () => {
+  const h = fakeHome();
+  const log = openLog(h.dbPath);
+  try {
+    const file = mainFile(h.home);
+    const rollout = join(h.home, '.codex', 'sessions', '2025', '10', '29', 'rollout-2025-10-29T00-59-38-0199a2d7-41c4-78b1-b7cc-a45d62a89cd5.jsonl');
+    await importFiles(log, claudeCodeReader, [file]);
+    await importFiles(log, codexReader, [rollout]);
+    const records = log.database.prepare('SELECT source, record_id, seq FROM capture_records ORDER BY seq').all();
+    const binaries = log.database.prepare('SELECT * FROM event_binaries ORDER BY seq').all();
+    const cursors = log.database.prepare('SELECT path, offset, line FROM capture_cursors ORDER BY path').all();
+    log.database.exec('DELETE FROM capture_records; DELETE FROM capture_cursors; DELETE FROM event_binaries;');
+    const r = rebuildCaptureState(log);
+    assert.equal(r.records, records.length);
+    assert.deepEqual(log.database.prepare('SELECT source, record_id, seq FROM capture_records ORDER BY seq').all(), records);
+    assert.deepEqual(log.database.prepare('SELECT * FROM event_binaries ORDER BY seq').all(), binaries);
+    assert.deepEqual(log.database.prepare('SELECT path, offset, line FROM capture_cursors ORDER BY path').all(), cursors);
+    const n = allEvents(log).length;
+    assert.equal((await importFiles(log, claudeCodeReader, [file])).appended, 0);
+    assert.equal((await importFiles(log, codexReader, [rollout])).appended, 0);
+    assert.equal(allEvents(log).length, n);
+  } finally {
+    log.close();
+    h.dispose();
+  }
+});
+
+test('a dry run counts without writing; --since-style filtering skips older records and leaves the cursor', async () => {
+  const h = fakeHome();
+  const log = openLog(h.dbPath);
+  try {
+    const file = mainFile(h.home);
+    const dry = await importFiles(log, claudeCodeReader, [file], { dryRun: true });
+    assert.ok(dry.appended > 10);
+    assert.equal(log.maxSeq(), 0);
+    const since = await importFiles(log, claudeCodeReader, [file], { since: new Date('2025-10-01T10:01:00.000Z') });
+    assert.ok(since.older > 0);
+    assert.ok(capturedEvents(log).every((e) => e.ts >= '2025-10-01T10:01:00.000Z'));
+    const all = await importFiles(log, claudeCodeReader, [file]);
+    assert.equal(all.appended + since.appended, dry.appended, 'the older records are still imported later');
+    assert.equal(all.present, since.appended);
+  } finally {
+    log.close();
+    h.dispose();
+  }
+});

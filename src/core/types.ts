@@ -67,6 +67,7 @@ export interface SearchOptions {
   seqTo?: number;                     // inclusive
   tsFrom?: string;                    // ISO, inclusive
   tsTo?: string;                      // ISO, inclusive
+  source?: string;                    // captured events of one agent (meta.source: 'claude-code', 'codex', …)
   snippet?: boolean;                  // default true
   offset?: number;                    // paging
 }

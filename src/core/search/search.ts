@@ -237,6 +237,10 @@ function planFilters(db: SearchDatabase, opts: SearchOptions): Plan {
     plan.where.push('e.ts <= ?');
     plan.params.push(opts.tsTo);
   }
+  if (typeof opts.source === 'string') {
+    plan.where.push("json_extract(e.meta, '$.source') = ?");
+    plan.params.push(opts.source);
+  }
   plan.rowFilters = plan.where.length > (plan.session === undefined ? 0 : 1);
   plan.indexOnly = plan.where.length === (plan.session === undefined ? 0 : 1) + (plan.kinds ? 1 : 0);
   if (plan.lo !== null && plan.hi !== null && plan.lo > plan.hi) plan.empty = true;

@@ -174,3 +174,20 @@ test('a dry run counts without writing; --since-style filtering skips older reco
     h.dispose();
   }
 });
+
+test('search filters captured events by their source', async () => {
+  const h = fakeHome();
+  const log = openLog(h.dbPath);
+  try {
+    await importFiles(log, claudeCodeReader, [mainFile(h.home)]);
+    await importFiles(log, codexReader, [join(h.home, '.codex', 'sessions', '2025', '10', '29', 'rollout-2025-10-29T00-59-38-0199a2d7-41c4-78b1-b7cc-a45d62a89cd5.jsonl')]);
+    log.append({ kind: 'user_message', role: 'user', content: 'our own price question', session: 'scroll-own' });
+    const sourcesOf = (source?: string) => new Set(log.search('price', { k: 50, source }).hits.map((hit) => String(log.get(hit.seq)!.meta.source)));
+    assert.deepEqual([...sourcesOf()].sort(), ['claude-code', 'codex', 'undefined']);
+    assert.deepEqual([...sourcesOf('codex')], ['codex']);
+    assert.deepEqual([...sourcesOf('claude-code')], ['claude-code']);
+  } finally {
+    log.close();
+    h.dispose();
+  }
+});

@@ -1,35 +1,11 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { InvalidInputError } from '../../core/errors';
 import type { EventLog } from '../../core/log/eventLog';
-import type { LogEvent } from '../../core/types';
+import { exportEvent, exportHeader, type ExportSpan } from '../../core/log/sessionMarkdown';
+import type { LogEvent, SessionInfo } from '../../core/types';
 import { UsageError, stringOption, type Command } from '../command';
 import { eventToJson } from '../eventJson';
 import { openForReading } from '../openLog';
-
-/** A code fence longer than any backtick run inside `text`, so the content cannot close it. */
-function fenceFor(text: string): string {
-  let longest = 0;
-  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
-  return '`'.repeat(Math.max(3, longest + 1));
-}
-
-const VERBATIM_KINDS = new Set(['tool_call', 'tool_result', 'kernel_exec', 'kernel_output']);
-
-export function eventToMarkdown(e: LogEvent): string {
-  const title = [`#${e.seq}`, e.role, e.kind.replace(/_/g, ' ')];
-  if (e.name) title.push(`\`${e.name}\``);
-  const out = [`### ${title.join(' · ')}`, `<sub>${e.ts}</sub>`, ''];
-  if (e.headline) out.push(`> **${e.headline}**`, '');
-  if (VERBATIM_KINDS.has(e.kind)) {
-    const fence = fenceFor(e.content);
-    const lang = e.kind === 'kernel_exec' ? 'python' : 'text';
-    out.push(`${fence}${lang}`, e.content, fence);
-  } else {
-    out.push(e.content);
-  }
-  out.push('');
-  return out.join('\n') + '\n';
-}
 
 function* eventsOf(log: EventLog, session: string | undefined): Generator<LogEvent> {
   if (session !== undefined) {
@@ -38,6 +14,18 @@ function* eventsOf(log: EventLog, session: string | undefined): Generator<LogEve
   }
   const max = log.maxSeq();
   for (let from = 1; from <= max; from += 500) yield* log.range(from, Math.min(max, from + 499));
+}
+
+/** The whole log's span, from its sessions; undefined when the log is empty. */
+function spanOfAll(sessions: SessionInfo[]): ExportSpan | undefined {
+  if (!sessions.length) return undefined;
+  return sessions.reduce((a, s) => ({
+    events: a.events + s.events,
+    firstSeq: Math.min(a.firstSeq, s.firstSeq),
+    lastSeq: Math.max(a.lastSeq, s.lastSeq),
+    firstTs: s.firstTs < a.firstTs ? s.firstTs : a.firstTs,
+    lastTs: s.lastTs > a.lastTs ? s.lastTs : a.lastTs,
+  }), { events: 0, firstSeq: Infinity, lastSeq: 0, firstTs: sessions[0].firstTs, lastTs: sessions[0].lastTs });
 }
 
 export const command: Command = {
@@ -68,13 +56,16 @@ Without --session, every session is exported in seq order.`,
       // Collect in chunks and write through one sink, so --out and stdout behave alike.
       file = outPath ? createWriteStream(outPath) : undefined;
       const write = (t: string) => (file ? file.write(t) : ctx.io.stdout(t));
+      // The editor's "Scroll: Export Session" writes the same Markdown (src/core/log/sessionMarkdown.ts).
+      const all = session === undefined;
       if (format === 'md') {
-        const info = session === undefined ? undefined : log.sessions().find((s) => s.session === session);
-        write(`# Scroll transcript${session === undefined ? '' : `: \`${session}\``}\n\n`);
-        if (info) write(`${info.events} events, seq ${info.firstSeq}..${info.lastSeq}, ${info.firstTs} – ${info.lastTs}\n\n`);
+        const sessions = log.sessions();
+        const info = all ? undefined : sessions.find((s) => s.session === session);
+        const span = all ? spanOfAll(sessions) : info;
+        write(exportHeader(session, span, new Date().toISOString()));
       }
       for (const e of eventsOf(log, session)) {
-        write(format === 'md' ? eventToMarkdown(e) : JSON.stringify(eventToJson(e)) + '\n');
+        write(format === 'md' ? exportEvent(e, { withSession: all }) : JSON.stringify(eventToJson(e)) + '\n');
       }
       if (file) {
         const f = file;

@@ -5,6 +5,9 @@
  */
 import type { LogEvent, SearchHit } from '../../core/types';
 import { readSeqSpec } from '../../shared/seqSpec';
+import { escapeMarkdown, fenced, fenceLanguage, inline } from '../../core/log/sessionMarkdown';
+
+export { escapeMarkdown, fenced, fenceFor, guessLanguage, inline, renderSessionExport } from '../../core/log/sessionMarkdown';
 
 /** A seq or an inclusive range typed by a person or a model: `42`, `40..45`, `40-45`, `#42` (every form of `readSeqSpec`). */
 export type SeqSpec = { seq: number } | { from: number; to: number };
@@ -22,37 +25,6 @@ export function parseSeqSpec(text: string): SeqSpec {
 
 /** Longest events shown in one range document; beyond it the document says where to continue. */
 export const MAX_RANGE_EVENTS = 500;
-
-export function fenceFor(content: string): string {
-  let longest = 0;
-  for (const m of content.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
-  return '`'.repeat(Math.max(3, longest + 1));
-}
-
-export function fenced(content: string, language = ''): string {
-  const fence = fenceFor(content);
-  const body = content.endsWith('\n') ? content : content + '\n';
-  return `${fence}${language}\n${body}${fence}`;
-}
-
-/** A language id for content whose type is not recorded: JSON, Python, shell, diff, Markdown or text. */
-export function guessLanguage(content: string, hint?: { kind?: string; name?: string | null }): string {
-  if (hint?.kind === 'kernel_exec') return 'python';
-  const t = content.trim();
-  if ((t.startsWith('{') && t.endsWith('}')) || (t.startsWith('[') && t.endsWith(']'))) {
-    try {
-      JSON.parse(t);
-      return 'json';
-    } catch {
-      /* not JSON after all */
-    }
-  }
-  if (/^(diff --git|--- a\/|@@ -\d)/m.test(t)) return 'diff';
-  if (/^#!.*\b(ba|z)?sh\b/.test(t)) return 'shellscript';
-  if (/^#!.*python/.test(t) || /^(def |class |import |from \S+ import )/m.test(t)) return 'python';
-  if (/^#{1,6} \S/m.test(t) && /\n/.test(t)) return 'markdown';
-  return 'plaintext';
-}
 
 const EXTENSIONS: Record<string, string> = {
   json: 'json', python: 'py', diff: 'diff', shellscript: 'sh', markdown: 'md', plaintext: 'txt',
@@ -102,18 +74,6 @@ export function renderEvents(title: string, events: LogEvent[], intro = ''): str
   return parts.join('\n');
 }
 
-/** A session as Markdown, for export: every event, in order, complete. */
-export function renderSessionExport(session: string, events: LogEvent[], exportedAt = new Date().toISOString()): string {
-  const first = events[0];
-  const last = events[events.length - 1];
-  const span = first ? `seq ${first.seq}..${last.seq}, ${inline(first.ts)} – ${inline(last.ts)}` : 'no events';
-  const body = events.map((e) => {
-    const who = e.kind === 'user_message' ? 'User' : e.kind === 'model_turn' ? 'Assistant' : `${inline(e.kind)}${e.name ? ` · ${inline(e.name)}` : ''}`;
-    return `### ${who} — seq ${e.seq}\n\n_${inline(e.ts)} · ${inline(e.role)}${e.headline ? ` · ${inline(e.headline)}` : ''}_\n\n${fenced(e.content, fenceLanguage(e))}\n`;
-  });
-  return [`# Scroll session ${inline(session)}\n`, `${events.length} events (${span}). Exported ${exportedAt}.\n`, ...body].join('\n');
-}
-
 /** One line per hit, with a link target for its seq. */
 export function renderHits(query: string, hits: SearchHit[], link: (seq: number) => string, note?: string): string {
   if (!hits.length) return `No events match **${inline(query)}**.${note ? ` ${note}` : ''}\n`;
@@ -125,20 +85,4 @@ export function renderHits(query: string, hits: SearchHit[], link: (seq: number)
 export function snippetText(h: Pick<SearchHit, 'snippet' | 'headline'>): string {
   const raw = (h.snippet || h.headline || '').replace(/\s+/g, ' ').trim();
   return escapeMarkdown(raw).replace(/«/g, '**').replace(/»/g, '**');
-}
-
-/** Escapes what could turn logged text into markup or links; leaves ordinary punctuation readable. */
-export function escapeMarkdown(text: string): string {
-  // `_` and `~` inside words make no markup in CommonMark; escaping them only clutters the raw tab.
-  return text.replace(/([\\`*\[\]<>])/g, '\\$1').replace(/(^|\s)([_~]+)(?=\S)/g, (_m, pre: string, marks: string) => pre + marks.replace(/./g, '\\$&')).replace(/^([#+\-=])/, '\\$1');
-}
-
-/** One logged field on one line, as text. */
-export function inline(text: string): string {
-  return escapeMarkdown(text.replace(/\s+/g, ' '));
-}
-
-function fenceLanguage(e: LogEvent): string {
-  const lang = guessLanguage(e.content, e);
-  return lang === 'plaintext' || lang === 'markdown' ? 'text' : lang === 'shellscript' ? 'sh' : lang;
 }

@@ -81,8 +81,8 @@ test('ingest → stats/search/show/export → ingest again: identical events', (
     assert.match(ok(scroll(dir, ['show', '4'])).stdout, /root cause: user_id missing/);
 
     const md = ok(scroll(dir, ['export', '--session', 'alpha', '--format', 'md'])).stdout;
-    assert.match(md, /# Scroll transcript: `alpha`/);
-    assert.match(md, /#3 · tool · tool result · `read_file`/);
+    assert.match(md, /^# Scroll session alpha\n/);
+    assert.match(md, /### tool_result · read_file — seq 3/);
     assert.ok(md.includes(EVENTS[2].content));
     assert.ok(!md.includes('water the garden'));
 

@@ -18,6 +18,31 @@ export const CACHE_KIB = 32 * 1024;
 
 /** Remembered after the first `auto` open so we do not retry a broken addon every time. */
 let autoDriver: DriverName | undefined;
+/** Why `auto` chose node:sqlite, when it did: better-sqlite3's load error. */
+let autoFallbackError: unknown;
+
+/**
+ * One calm line saying which SQLite driver this process uses and why, e.g. "SQLite driver:
+ * node:sqlite (built into Node v24.1.0), because the installed better-sqlite3 is built for another
+ * Node (its NODE_MODULE_VERSION 115, this Node's 137)". For logs and test titles: a fallback is
+ * expected in editors whose Node differs from the one npm built the addon for, not an error.
+ */
+export function driverChoiceLine(driver: DriverName): string {
+  if (driver === 'better-sqlite3') return `SQLite driver: better-sqlite3 (native addon, loads in Node ${process.version})`;
+  const env = process.env.SCROLL_SQLITE_DRIVER;
+  if (env === 'node:sqlite') return `SQLite driver: node:sqlite (built into Node ${process.version}), as SCROLL_SQLITE_DRIVER asks`;
+  if (autoFallbackError === undefined) return `SQLite driver: node:sqlite (built into Node ${process.version})`;
+  return `SQLite driver: node:sqlite (built into Node ${process.version}), because ${nativeLoadReason(autoFallbackError)}`;
+}
+
+/** Why better-sqlite3 did not load, in words: an ABI mismatch names both versions. */
+export function nativeLoadReason(e: unknown): string {
+  const msg = errorMessage(e);
+  const abi = /NODE_MODULE_VERSION (\d+)[\s\S]*?NODE_MODULE_VERSION (\d+)/.exec(msg);
+  if (abi) return `the installed better-sqlite3 is built for another Node (its NODE_MODULE_VERSION ${abi[1]}, this Node's ${abi[2]})`;
+  if (/Cannot find module/.test(msg)) return 'better-sqlite3 is not installed';
+  return `better-sqlite3 did not load (${msg.split('\n')[0].slice(0, 160)})`;
+}
 
 function requestedDriver(opts: OpenOptions): DriverChoice {
   const env = process.env.SCROLL_SQLITE_DRIVER;
@@ -64,6 +89,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database {
       try {
         db = construct('node:sqlite', path, readonly);
         autoDriver = 'node:sqlite';
+        autoFallbackError = nativeErr;
       } catch (builtinErr) {
         if (isSqliteError(builtinErr)) throw builtinErr;
         throw new DatabaseError(

@@ -2,10 +2,12 @@
  * `scroll` — the event log from a terminal. Same core as the editor; `--json` for programs;
  * errors are one line on stderr with a non-zero exit code.
  */
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { errorMessage, InvalidInputError } from '../core/errors';
 import { UsageError, type CliIO, type Command, type OptionSpec } from './command';
+import { nearestName } from './nearestName';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 /** One entry per file in ./commands. Loaded on use, so `scroll search` never loads what `chat` needs. */
@@ -32,7 +34,7 @@ const GLOBAL_OPTIONS: OptionSpec = {
 };
 
 function overview(): string {
-  const lines = ['usage: scroll <command> [options]   (scroll <command> --help for details)', '', 'commands:'];
+  const lines = ['usage: scroll <command> [options]   (scroll help <command> for details; scroll --version)', '', 'commands:'];
   for (const [name, load] of Object.entries(COMMANDS)) {
     let summary = '';
     try {
@@ -46,6 +48,47 @@ function overview(): string {
   return lines.join('\n') + '\n';
 }
 
+/** `unknown option --limit (did you mean --k?); scroll search takes --k, …` instead of parseArgs' advice on positionals. */
+export function unknownOptionMessage(commandName: string, option: string, options: OptionSpec): string {
+  const names = Object.keys(options);
+  const bare = option.replace(/^-+/, '').split('=')[0];
+  const closest = OPTION_SYNONYMS[bare]?.find((n) => names.includes(n)) ?? nearestName(bare, names);
+  const listed = names.map((n) => `--${n}`).join(', ');
+  return `unknown option ${option}${closest ? ` (did you mean --${closest}?)` : ''}; scroll ${commandName} takes ${listed} — see scroll help ${commandName}`;
+}
+
+/** Words people reach for from other tools, mapped to Scroll's option when the command has it. */
+const OPTION_SYNONYMS: Record<string, string[]> = {
+  limit: ['k'],
+  top: ['k'],
+  n: ['k'],
+  count: ['k'],
+  'max-results': ['k'],
+  type: ['kind'],
+  from: ['seq-from', 'ts-from'],
+  to: ['seq-to', 'ts-to'],
+  since: ['ts-from'],
+  until: ['ts-to'],
+  database: ['db'],
+};
+
+/** The package's version, from the package.json above this file (dist/cli.js and out/src/cli/main.js alike). */
+function version(): string {
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'scroll-memory' && pkg.version) return pkg.version;
+    } catch {
+      // no package.json here: look further up
+    }
+    if (dirname(dir) === dir) return 'unknown';
+  }
+}
+
+function usageOf(command: Command): string {
+  return command.usage.endsWith('\n') ? command.usage : command.usage + '\n';
+}
+
 function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ').trim();
 }
@@ -53,21 +96,29 @@ function oneLine(text: string): string {
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
   try {
+    if (name === '--version' || name === '-V') {
+      io.stdout(`scroll ${version()}\n`);
+      return 0;
+    }
+    if (name === 'help' && rest.length > 0) {
+      io.stdout(usageOf(commandNamed(rest[0])));
+      return 0;
+    }
     if (!name || name === '--help' || name === '-h' || name === 'help') {
       io.stdout(overview());
       return name ? 0 : 2;
     }
-    const load = COMMANDS[name];
-    if (!load) throw new UsageError(`unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')})`);
-    const command = load();
+    const command = commandNamed(name);
     let parsed;
     try {
       parsed = parseArgs({ args: rest, options: { ...GLOBAL_OPTIONS, ...command.options }, allowPositionals: true, strict: true });
     } catch (e) {
-      throw new UsageError(`${errorMessage(e)} — see scroll ${name} --help`);
+      const unknown = (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && /'(-[^']*)'/.exec(errorMessage(e));
+      if (unknown) throw new UsageError(unknownOptionMessage(name, unknown[1], { ...command.options, ...GLOBAL_OPTIONS }));
+      throw new UsageError(`${errorMessage(e)} — see scroll help ${name}`);
     }
     if (parsed.values.help) {
-      io.stdout(command.usage.endsWith('\n') ? command.usage : command.usage + '\n');
+      io.stdout(usageOf(command));
       return 0;
     }
     const db = parsed.values.db;
@@ -82,6 +133,15 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     }
     return 1;
   }
+}
+
+function commandNamed(name: string): Command {
+  const load = COMMANDS[name];
+  if (!load) {
+    const nearest = nearestName(name, Object.keys(COMMANDS));
+    throw new UsageError(`unknown command "${name}"${nearest ? ` (did you mean ${nearest}?)` : ''} (commands: ${Object.keys(COMMANDS).join(', ')})`);
+  }
+  return load();
 }
 
 export function processIO(): CliIO {

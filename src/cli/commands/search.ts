@@ -4,6 +4,7 @@ import { InvalidInputError, errorMessage } from '../../core/errors';
 import { UsageError, intOption, stringOption, writeJson, type Command, type CommandContext } from '../command';
 import { readJsonLines } from '../jsonl';
 import { openForReading } from '../openLog';
+import { checkKindsAndRoles } from '../validate';
 
 function filtersFrom(ctx: CommandContext): SearchOptions {
   const k = intOption(ctx.values, 'k');
@@ -104,6 +105,7 @@ Hits best first: {seq, score, kind, role, session, snippet}.
   async run(ctx) {
     const batch = stringOption(ctx.values, 'batch');
     const filters = filtersFrom(ctx);
+    checkKindsAndRoles(ctx, filters);
     if (batch !== undefined) {
       if (ctx.positionals.length) throw new UsageError('search --batch takes no QUERY argument');
       const queries = await readBatch(ctx, batch);

@@ -19,8 +19,9 @@ Imports the transcripts of another agent into the event log, each record once: i
 appends nothing, a transcript that grew appends only its new records, a half-written last line is
 read on a later import. Secrets are redacted as in every append.
 SOURCE: ${Object.keys(SOURCES).join(', ')} (--all: every one of them).
-Without --path, the source's own folders under $HOME are read (e.g. ~/.claude/projects,
-~/.codex/sessions) and only sessions whose working directory is the workspace or inside it are
+Without --path, the source's own folders under $HOME are read (~/.claude/projects,
+~/.codex/sessions, ~/.gemini/tmp; VS Code's user-data folders for copilot-chat, cline, roo-code,
+kilo-code) and only sessions whose working directory is the workspace or inside it are
 imported: the current folder, or each --workspace DIR. Files that record no working directory
 are listed, not imported: name them with --path.
   --path P       a transcript file or a folder of them (repeatable), imported whatever its
@@ -70,7 +71,10 @@ Prints a summary per source (files, sessions, events appended, already present, 
         const out: ImportSummary[] = [];
         for (const spec of specs) {
           if (paths.includes('-')) out.push(await importStream(log, spec.reader, ctx.io.stdin, 'stdin', opts));
-          else out.push(await importFiles(log, spec.reader, filesOf(spec, paths, ctx.io.cwd, home), opts));
+          else {
+            const cwdOf = spec.cwdOf && ((p: string) => spec.cwdOf!(p, scope));
+            out.push(await importFiles(log, spec.reader, filesOf(spec, paths, ctx.io.cwd, home, scope), { ...opts, cwdOf }));
+          }
         }
         progress.clear();
         return out;
@@ -127,9 +131,9 @@ function openLog(ctx: CommandContext, dryRun: boolean): { log: EventLog; done: (
 }
 
 /** The files to import: each --path (a folder: the source's files under it), else the source's own folders. */
-function filesOf(spec: CaptureSourceSpec, paths: string[], cwd: string, home: string): string[] {
-  if (!paths.length) return spec.locate({ home });
-  const ext = spec.reader.format === 'json' ? '.json' : '.jsonl';
+function filesOf(spec: CaptureSourceSpec, paths: string[], cwd: string, home: string, scope?: readonly string[]): string[] {
+  if (!paths.length) return spec.locate({ home, scope });
+  const ext = spec.reader.formatOf || spec.reader.format === 'text' ? /\.jsonl?$/ : spec.reader.format === 'json' ? /\.json$/ : /\.jsonl$/;
   const out: string[] = [];
   for (const p of paths.map((x) => resolve(cwd, x))) {
     let dir = false;
@@ -138,7 +142,7 @@ function filesOf(spec: CaptureSourceSpec, paths: string[], cwd: string, home: st
     } catch {
       // reported by the importer as unreadable
     }
-    if (dir) out.push(...filesUnder(p, (n) => n.endsWith(ext)));
+    if (dir) out.push(...filesUnder(p, (n) => ext.test(n)));
     else out.push(p);
   }
   return out;

@@ -18,7 +18,7 @@
  * ui messages → `note`s named `say.<type>` / `ask.<type>` (they repeat much of the conversation, so
  * they never count as its messages); metadata entries → notes. Pure: no I/O, no clock.
  */
-import type { CapturedBinary, CapturedEvent, CaptureProblem, CaptureSource, ReaderOutput, RecordOrigin } from './types';
+import type { CapturedBinary, CapturedEvent, CaptureProblem, CaptureReader, CaptureSource, ReaderOutput, RecordOrigin } from './types';
 import {
   cleanMeta, contentHash, dataUrlBinary, decodeBase64, imageNotes, isObject, type Json, omit, rawNote, str, thinkingEvent, toIso, UNKNOWN_TS,
 } from './readerParts';
@@ -33,6 +33,11 @@ export const CLINE_EXTENSION_IDS: Record<ClineFamilySource, string> = {
 };
 
 export const CLINE_TASK_FILES = ['api_conversation_history.json', 'ui_messages.json', 'task_metadata.json'] as const;
+
+/** One reader per extension: each task file is one JSON document. */
+export function clineReader(source: ClineFamilySource): CaptureReader {
+  return { source, format: 'json', read: (record, origin) => readClineTaskFile(record, origin, source) };
+}
 
 /** The source a task file belongs to, from the extension id in its path (case-insensitive). */
 export function clineSourceOfPath(p: string): ClineFamilySource | undefined {
@@ -55,7 +60,7 @@ function taskIdTs(taskId: string): string | undefined {
 }
 
 /** The working directory Cline/Roo write into each request's environment details. */
-const CWD_PATTERN = /# Current (?:Working|Workspace) Directory \(([^)\r\n]+)\)/;
+export const CLINE_CWD_PATTERN = /# Current (?:Working|Workspace) Directory \(([^)\r\n]+)\)/;
 
 /**
  * Reads one task file (`record` the parsed JSON, or its text). `source` defaults to the one named
@@ -126,7 +131,7 @@ function readApiHistory(data: unknown, ctx: TaskContext): ReaderOutput {
     blocks.forEach((b, k) => {
       const rid = `${id}#${k}`;
       const ev = mapBlock(b, m.role as string, rid, ts, meta, ctx, toolNames);
-      if (!cwd && m.role === 'user' && isObject(b) && typeof b.text === 'string') cwd = CWD_PATTERN.exec(b.text)?.[1];
+      if (!cwd && m.role === 'user' && isObject(b) && typeof b.text === 'string') cwd = CLINE_CWD_PATTERN.exec(b.text)?.[1];
       events.push(...ev);
     });
   });
@@ -239,7 +244,7 @@ function readUiMessages(data: unknown, ctx: TaskContext): ReaderOutput {
         const parsed = JSON.parse(text);
         if (isObject(parsed)) {
           apiRequest = omit(parsed, ['request']);
-          if (!cwd && typeof parsed.request === 'string') cwd = CWD_PATTERN.exec(parsed.request)?.[1];
+          if (!cwd && typeof parsed.request === 'string') cwd = CLINE_CWD_PATTERN.exec(parsed.request)?.[1];
         }
       } catch { /* the text is kept as content whatever it is */ }
     }

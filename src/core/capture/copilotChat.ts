@@ -19,7 +19,7 @@
  * one `note` named `copilot.response`. A response is read once it is complete (or a later request
  * exists), so a reply still streaming is never stored half.
  */
-import type { CapturedBinary, CapturedEvent, CaptureProblem, ReaderOutput, RecordOrigin } from './types';
+import type { CapturedBinary, CapturedEvent, CaptureProblem, CaptureReader, ReaderOutput, RecordOrigin } from './types';
 import {
   cleanMeta, contentHash, decodeBase64, fileUriToPath, imageNotes, isObject, type Json, omit, rawNote, str, thinkingEvent, toIso, UNKNOWN_TS,
 } from './readerParts';
@@ -43,6 +43,9 @@ const NOTE_PARTS = new Set([
   'workspaceEdit', 'externalEdit', 'hook', 'systemNotification', 'planReview', 'autoModeResolution',
   'clearToPreviousToolInvocation', 'prepareToolInvocation', 'reference', 'usedContext', 'disabledClaudeHooks',
 ]);
+
+/** The importer hands it every file's text (`.jsonl` logs and `.json` documents alike). */
+export const copilotChatReader: CaptureReader = { source: SOURCE, format: 'text', read: (record, origin) => readCopilotChat(record, origin) };
 
 /** Replays a `.jsonl` mutation log to the session object it describes. */
 export function replayChatMutationLog(text: string, origin: RecordOrigin): { state?: Json; problems: CaptureProblem[] } {

@@ -19,10 +19,18 @@
  * the path (the full id is in meta where the record holds it). Pure: no I/O, no clock.
  */
 import { createHash } from 'node:crypto';
-import type { CapturedBinary, CapturedEvent, CaptureProblem, ReaderOutput, RecordOrigin } from './types';
+import type { CapturedBinary, CapturedEvent, CaptureProblem, CaptureReader, ReaderOutput, RecordOrigin } from './types';
 import { cleanMeta, contentHash, decodeBase64, imageNotes, isObject, type Json, omit, rawNote, str, thinkingEvent, toIso, UNKNOWN_TS } from './readerParts';
 
 const SOURCE = 'gemini-cli' as const;
+
+/** Chats are streamed line by line; checkpoints, logs and legacy chats are whole documents. */
+export const geminiReader: CaptureReader = {
+  source: SOURCE,
+  format: 'jsonl',
+  formatOf: (p) => (p.endsWith('.jsonl') ? 'jsonl' : 'json'),
+  read: (record, origin) => readGemini(record, origin),
+};
 
 /** Gemini CLI's name for a project's folder under `~/.gemini/tmp`: sha256 (hex) of its root path. */
 export function geminiProjectHash(projectRoot: string): string {

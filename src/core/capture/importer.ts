@@ -45,6 +45,8 @@ export interface ImportOptions {
   chunkBytes?: number;
   /** Told after each committed chunk and at each file's end. */
   onProgress?: (p: ImportProgress) => void;
+  /** The working directory of a file whose records name none (the source's `cwdOf`, given the scope). */
+  cwdOf?: (path: string) => string | undefined;
 }
 
 export interface ImportProgress {
@@ -233,8 +235,9 @@ class ImportRun {
       if (offered) this.s.noCwd.push(path);
       return;
     }
-    if (this.reader.format === 'json') await this.jsonFile(path, st.size, st.mtimeMs, cursor);
-    else await this.jsonlFile(path, st.size, st.mtimeMs, cursor);
+    const format = this.reader.formatOf?.(path) ?? this.reader.format;
+    if (format === 'jsonl') await this.jsonlFile(path, st.size, st.mtimeMs, cursor);
+    else await this.jsonFile(path, st.size, st.mtimeMs, cursor, format === 'text');
   }
 
   private saveCursor(c: Cursor): void {
@@ -242,19 +245,20 @@ class ImportRun {
     this.sql.cursor.run(c.path, c.source, c.offset, c.line, c.size, c.mtime_ms, c.cwd, c.session);
   }
 
-  private async jsonFile(path: string, size: number, mtimeMs: number, cursor: Cursor | undefined): Promise<void> {
+  private async jsonFile(path: string, size: number, mtimeMs: number, cursor: Cursor | undefined, asText = false): Promise<void> {
     let doc: unknown;
     try {
       const bytes = readFileSync(path);
       if (!isUtf8(bytes)) throw new Error('not UTF-8 text');
-      doc = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+      const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+      doc = asText ? text : JSON.parse(text);
     } catch (e) {
       this.problem({ path, message: `not valid JSON (${errorMessage(e)}); skipped` });
       return;
     }
     const out = this.reader.read(doc, { path });
     this.reportProblems(out.problems, new Set());
-    const cwd = out.cwd ?? cursor?.cwd ?? undefined;
+    const cwd = out.cwd ?? cursor?.cwd ?? this.opts.cwdOf?.(path);
     if (!this.admit(path, cwd)) {
       this.saveCursor({ path, source: this.reader.source, offset: 0, line: 0, size, mtime_ms: mtimeMs, cwd: cwd ?? null, session: null });
       return;
@@ -288,7 +292,7 @@ class ImportRun {
     // A file smaller than what was read before was rewritten: read it from the start (the records
     // already in the log are recognised by their ids).
     const from = cursor && cursor.offset <= size ? { offset: cursor.offset, line: cursor.line } : { offset: 0, line: 0 };
-    let cwd = cursor?.cwd ?? undefined;
+    let cwd = cursor?.cwd ?? this.opts.cwdOf?.(path);
     let decided = this.opts.scope === undefined || cwd !== undefined;
     if (cwd !== undefined && !this.admit(path, cwd)) return;
     const input = createReadStream(path, { start: from.offset, highWaterMark: 1 << 20 });

@@ -10,9 +10,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { CLINE_EXTENSION_IDS, CLINE_TASK_FILES, type ClineFamilySource } from './cline';
-import { geminiProjectHash } from './gemini';
+import { CLINE_CWD_PATTERN, CLINE_EXTENSION_IDS, CLINE_TASK_FILES, clineReader, type ClineFamilySource } from './cline';
+import { copilotChatReader } from './copilotChat';
+import { geminiProjectHash, geminiProjectOfPath, geminiReader } from './gemini';
 import { fileUriToPath } from './readerParts';
+import type { CaptureSourceSpec, LocateOptions } from './types';
 
 function list(dir: string): fs.Dirent[] {
   try {
@@ -109,3 +111,88 @@ export function locateGemini(home: string, projectRoots?: string[]): string[] {
   }
   return out;
 }
+
+/** The workspace folder a chat session file's storage folder belongs to (`<storage>/workspace.json`). */
+export function copilotChatCwd(file: string): string | undefined {
+  const storage = path.dirname(path.dirname(file));
+  try {
+    const ws = JSON.parse(fs.readFileSync(path.join(storage, 'workspace.json'), 'utf8')) as { folder?: unknown };
+    return typeof ws.folder === 'string' && ws.folder.startsWith('file://') ? fileUriToPath(ws.folder) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The head of a file (the environment details sit in a task's first request). */
+function head(file: string, bytes = 256 * 1024): string {
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const buf = Buffer.alloc(bytes);
+      return buf.toString('utf8', 0, fs.readSync(fd, buf, 0, bytes, 0));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return '';
+  }
+}
+
+/** A Cline-family task file's working directory: the environment details of the task's API history (or UI messages). */
+export function clineTaskCwd(file: string): string | undefined {
+  const dir = path.dirname(file);
+  for (const sibling of ['api_conversation_history.json', 'ui_messages.json']) {
+    // The text is JSON, so the path's backslashes and quotes are escaped there.
+    const m = CLINE_CWD_PATTERN.exec(head(path.join(dir, sibling)));
+    if (m) {
+      try {
+        return JSON.parse(`"${m[1]}"`) as string;
+      } catch {
+        return m[1];
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The scope folder whose sha256 names the Gemini CLI project folder a file is in. */
+export function geminiCwd(file: string, scope?: readonly string[]): string | undefined {
+  const project = geminiProjectOfPath(file);
+  return project ? scope?.find((root) => geminiProjectHash(root) === project) : undefined;
+}
+
+/** The folders a source's files are in when the editor does not say: every VS Code build's user-data folder. */
+function userDataDirs(o: LocateOptions): string[] {
+  return vscodeUserDataDirs(o.home);
+}
+
+export const COPILOT_CHAT_SOURCE: CaptureSourceSpec = {
+  reader: copilotChatReader,
+  // The editor passes its own workspace's storage folder; the CLI finds the scope's by workspace.json.
+  locate: (o) => {
+    const folders = o.workspaceStorage ? [o.workspaceStorage] : (o.scope ?? []).flatMap((f) => workspaceStorageFor(userDataDirs(o), f));
+    return [...new Set(folders)].flatMap(locateCopilotChat);
+  },
+  cwdOf: (p) => copilotChatCwd(p),
+};
+
+function clineSource(source: ClineFamilySource): CaptureSourceSpec {
+  return {
+    reader: clineReader(source),
+    locate: (o) => (o.globalStorage ? [o.globalStorage] : userDataDirs(o).map((d) => path.join(d, 'User', 'globalStorage')))
+      .flatMap((gs) => locateClineTasks(gs, source)),
+    cwdOf: (p) => clineTaskCwd(p),
+  };
+}
+
+export const CLINE_SOURCES: Record<ClineFamilySource, CaptureSourceSpec> = {
+  cline: clineSource('cline'),
+  'roo-code': clineSource('roo-code'),
+  'kilo-code': clineSource('kilo-code'),
+};
+
+export const GEMINI_SOURCE: CaptureSourceSpec = {
+  reader: geminiReader,
+  locate: (o) => locateGemini(o.home, o.scope ? [...o.scope] : undefined),
+  cwdOf: (p, scope) => geminiCwd(p, scope),
+};

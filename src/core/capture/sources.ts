@@ -6,6 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeCodeReader } from './claudeCode';
 import { codexReader } from './codex';
+import { CLINE_SOURCES, COPILOT_CHAT_SOURCE, GEMINI_SOURCE } from './readerDiscovery';
 import type { CaptureSource, CaptureSourceSpec, LocateOptions } from './types';
 
 /** Every file under `dir` (recursively) whose name matches, sorted; a missing folder gives []. */
@@ -50,4 +51,7 @@ export const SOURCES: Partial<Record<CaptureSource, CaptureSourceSpec>> = {
     reader: codexReader,
     locate: (o: LocateOptions) => filesUnder(join(o.home, '.codex', 'sessions'), (n) => n.startsWith('rollout-') && n.endsWith('.jsonl'), 4),
   },
+  'copilot-chat': COPILOT_CHAT_SOURCE,
+  ...CLINE_SOURCES,
+  'gemini-cli': GEMINI_SOURCE,
 };

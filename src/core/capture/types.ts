@@ -71,11 +71,17 @@ export interface ReaderOutput {
  *    what it needs about the file (e.g. a session id in the file name) comes from `origin.path`.
  *  - 'json': the file is one JSON document; `read` gets it parsed, once per (changed) file, and
  *    returns all of its events (the database drops the ones already in the log).
+ *  - 'text': as 'json', but `read` gets the file's text (a file whose lines are patches of one
+ *    object, like VS Code's chat session logs, is neither one document nor independent records).
+ * `formatOf`, when given, decides per file (Gemini CLI: `.jsonl` chats beside `.json` checkpoints).
  * Pure: no I/O, no clock, no randomness.
  */
+export type CaptureFormat = 'jsonl' | 'json' | 'text';
+
 export interface CaptureReader {
   readonly source: CaptureSource;
-  readonly format: 'jsonl' | 'json';
+  readonly format: CaptureFormat;
+  formatOf?(path: string): CaptureFormat;
   read(record: unknown, origin: RecordOrigin): ReaderOutput;
 }
 
@@ -87,6 +93,8 @@ export interface LocateOptions {
   workspaceStorage?: string;
   /** The editor's folder of extensions' global storage (the parent of `context.globalStorageUri`), when known. */
   globalStorage?: string;
+  /** The workspace folders, when the caller imports by scope: a source whose folders are named after the project (Gemini CLI's hashes, VS Code's workspace storage) lists only theirs. */
+  scope?: readonly string[];
 }
 
 /** A source the importer can capture: its reader and where its files are. */
@@ -94,4 +102,10 @@ export interface CaptureSourceSpec {
   reader: CaptureReader;
   /** The source's transcript files that exist now, absolute paths. Missing folders give []. */
   locate(opts: LocateOptions): string[];
+  /**
+   * The working directory of a file whose records name none, from what is around it (I/O): the
+   * workspace a VS Code storage folder belongs to, the scope folder whose hash names a Gemini CLI
+   * project folder, a Cline task's environment details in its sibling file. Undefined: unknown.
+   */
+  cwdOf?(path: string, scope?: readonly string[]): string | undefined;
 }

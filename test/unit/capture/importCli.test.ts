@@ -24,7 +24,8 @@ test('scroll import --all: the sources under $HOME, scoped to the workspace; aga
     const r = scroll(h.home, ['import', '--all', '--workspace', '/work/proj', '--db', h.dbPath, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
-    assert.deepEqual(out.sources.map((s: { source: string }) => s.source), ['claude-code', 'codex']);
+    assert.deepEqual(out.sources.map((s: { source: string }) => s.source), ['claude-code', 'codex', 'copilot-chat', 'cline', 'roo-code', 'kilo-code', 'gemini-cli']);
+    assert.deepEqual(out.sources.slice(2).map((s: { files: number }) => s.files), [0, 0, 0, 0, 0], 'the fake home has none of the other sources');
     assert.deepEqual(out.sources.map((s: { appended: number }) => s.appended), dryCounts);
     const [claude, codex] = out.sources;
     assert.equal(claude.files, 3);

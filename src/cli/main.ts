@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Command> = {
   gc: () => require('./commands/gc').command,
   chat: () => require('./commands/chat').command,
   import: () => require('./commands/import').command,
+  mcp: () => require('./commands/mcp').command,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

@@ -74,7 +74,7 @@ const OPTION_SYNONYMS: Record<string, string[]> = {
 };
 
 /** The package's version, from the package.json above this file (dist/cli.js and out/src/cli/main.js alike). */
-function version(): string {
+export function version(): string {
   for (let dir = __dirname; ; dir = dirname(dir)) {
     try {
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };

@@ -2,8 +2,7 @@
  * `scroll mcp`: the workspace's memory as an MCP server on stdin/stdout (src/core/mcp). Runs until
  * the client closes stdin. stdout carries only the protocol; notes go to stderr.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { decideSandbox, parseSandboxMode, probeSandbox } from '../../core/kernel/sandbox';
 import { createMemoryServer } from '../../core/mcp/memoryServer';
 import { stringOption, UsageError, type Command, type CommandContext } from '../command';
@@ -70,15 +69,8 @@ async function run(ctx: CommandContext): Promise<number> {
   return 0;
 }
 
-/** The extension's version, from the package.json above the built file (out/src/cli/commands or dist). */
+/** The package version `scroll --version` prints (main.ts is loaded by the time a command runs). */
 function packageVersion(): string {
-  for (let dir = __dirname, i = 0; i < 5; i++, dir = dirname(dir)) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'scroll-memory' && pkg.version) return pkg.version;
-    } catch {
-      // not here
-    }
-  }
-  return '0.0.0';
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('../main') as typeof import('../main')).version();
 }

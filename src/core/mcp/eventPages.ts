@@ -211,7 +211,7 @@ export function pageEvent(e: ReadEvent, start: number, end: number): PageEvent {
     seq: e.seq,
     uri: scrollUriString({ kind: 'event', seq: e.seq }),
     session: e.session,
-    source: sessionSource(e.session),
+    source: typeof e.meta?.source === 'string' ? e.meta.source : sessionSource(e.session),
     kind: e.kind,
     role: e.role,
     name: e.name,

@@ -23,7 +23,10 @@ import type { SearchHit, SearchOptions, SearchResult, SessionInfo } from '../typ
 import { parseScrollPath, scrollUriString } from '../../shared/scrollUri';
 import { MAX_LISTED_SEQS, MAX_PAGE_CHARS, MAX_RANGE_SPAN, MIN_PAGE_CHARS, DEFAULT_PAGE_CHARS, readEventPage, type PageRequest } from './eventPages';
 import { PythonCells } from './pythonCells';
+import { CAPTURE_SOURCES } from '../capture/types';
 import { SESSION_SOURCES, sessionSource } from './sessionSource';
+
+const CAPTURED = new Set<string>(CAPTURE_SOURCES);
 
 export interface MemoryServerOptions {
   /** The event log file (`<workspace>/.scroll/scroll.db` by default). */
@@ -284,7 +287,14 @@ export function searchHistory(log: EventLog, a: SearchArgs) {
   };
   if (opts.seqFrom !== undefined && opts.seqTo !== undefined && opts.seqTo < opts.seqFrom) throw new InvalidInputError(`seq_to ${opts.seqTo} is before seq_from ${opts.seqFrom}`);
   if (opts.tsFrom && opts.tsTo && opts.tsTo < opts.tsFrom) throw new InvalidInputError(`time_to ${opts.tsTo} is before time_from ${opts.tsFrom}`);
-  const result = a.source === undefined ? log.search(a.query, { ...opts, k }) : searchSource(log, a.query, opts, a.source, k);
+  // Imported events carry their agent in meta.source, which search filters on; Scroll's own and this
+  // server's clients' sessions are told apart by their ids (sessionSource.ts), checked on the ranked hits.
+  const result =
+    a.source === undefined
+      ? log.search(a.query, { ...opts, k })
+      : CAPTURED.has(a.source)
+        ? log.search(a.query, { ...opts, k, source: a.source })
+        : searchSource(log, a.query, opts, a.source, k);
   const out: Record<string, unknown> = {
     hits: result.hits.map(hitJson),
     broadened: result.broadened,
@@ -295,7 +305,7 @@ export function searchHistory(log: EventLog, a: SearchArgs) {
   return out;
 }
 
-/** The source is a property of the session id, not a column: hits are ranked as usual, then kept by source. */
+/** Scroll's own sessions and MCP clients' have no meta.source: hits are ranked as usual, then kept by their session's source. */
 function searchSource(log: EventLog, query: string, opts: SearchOptions, source: string, k: number): SearchResult {
   const page = Math.max(50, k * 5);
   const hits: SearchHit[] = [];

@@ -82,8 +82,8 @@ before(() => {
       { kind: 'user_message', role: 'user', content: 'Why does getUserById throw a TypeError in src/core/log.ts?', ts: '2026-03-01T10:00:00.000Z' },
       { kind: 'tool_call', role: 'assistant', name: 'read_file', content: '{"path":"src/core/log.ts"}', ts: '2026-03-01T10:00:01.000Z', toolCallId: 'call_1' },
       { kind: 'model_turn', role: 'assistant', content: 'The TypeError comes from a missing user_id.', ts: '2026-03-01T10:00:03.000Z', headline: 'root cause: user_id missing' },
-      { kind: 'user_message', role: 'user', content: 'unrelated: water the garden', session: 'claude-code:0b1c', ts: '2026-03-02T08:00:00.000Z' },
-      { kind: 'model_turn', role: 'assistant', content: 'The garden needs water on Tuesdays.', session: 'claude-code:0b1c', ts: '2026-03-02T08:00:05.000Z' },
+      { kind: 'user_message', role: 'user', content: 'unrelated: water the garden', session: 'claude-code:0b1c', ts: '2026-03-02T08:00:00.000Z', meta: { source: 'claude-code' } },
+      { kind: 'model_turn', role: 'assistant', content: 'The garden needs water on Tuesdays.', session: 'claude-code:0b1c', ts: '2026-03-02T08:00:05.000Z', meta: { source: 'claude-code' } },
     ]);
     // A 5 MB tool output with numbered lines, so a page out of order or a lost character shows.
     big = Array.from({ length: 85_000 }, (_, i) => `line ${String(i).padStart(6, '0')} of the compiler output: warning unusedVariable ✓`).join('\n');

@@ -257,12 +257,13 @@ class ImportRun {
       return;
     }
     const out = this.reader.read(doc, { path });
-    this.reportProblems(out.problems, new Set());
     const cwd = out.cwd ?? cursor?.cwd ?? this.opts.cwdOf?.(path);
     if (!this.admit(path, cwd)) {
+      // Not imported (outside the workspace, or offered): its records' problems are not this import's.
       this.saveCursor({ path, source: this.reader.source, offset: 0, line: 0, size, mtime_ms: mtimeMs, cwd: cwd ?? null, session: null });
       return;
     }
+    this.reportProblems(out.problems, new Set());
     for (const event of out.events) await this.add({ event, path, cwd });
     this.queueCursor({ path, source: this.reader.source, offset: size, line: 0, size, mtime_ms: mtimeMs, cwd: cwd ?? null, session: out.events[0]?.session ?? null });
     await this.flush();

@@ -4,20 +4,13 @@
  * and a record kept whole). Pure: no I/O, no clock.
  */
 import { createHash } from 'node:crypto';
+import { isObject, str, type Json } from './readerKit';
 import type { CapturedBinary, CapturedEvent, CaptureSource } from './types';
+
+export { isObject, str, type Json };
 
 /** A record with no timestamp of its own: the importer stamps it when it appends (readers are pure, no clock). */
 export const UNKNOWN_TS = '';
-
-export type Json = Record<string, unknown>;
-
-export function isObject(v: unknown): v is Json {
-  return !!v && typeof v === 'object' && !Array.isArray(v);
-}
-
-export function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
 
 /** ISO 8601 from epoch milliseconds or an ISO string; undefined when neither. */
 export function toIso(v: unknown): string | undefined {

@@ -74,6 +74,7 @@ test('cline family import: each source\'s tasks in scope once, byte-exact; out o
     const outside = await importFiles(log, spec.reader, spec.locate({ home: h.home, scope: narrow }), { scope: narrow, cwdOf: (p) => spec.cwdOf!(p, narrow) });
     assert.equal(outside.appended, 0);
     assert.equal(outside.outOfScope.length, 3);
+    assert.deepEqual(outside.problems, [], 'a file not imported reports no problems of its records');
 
     const again = [await run('cline'), await run('roo-code')];
     assert.deepEqual(again.map((s) => s.appended), [0, 0]);

@@ -1,5 +1,6 @@
-// Search quality on LoCoMo: turn-level recall@5/10/20 of our default search, next to plain BM25
-// measured the README's way in the same run. Usage: node bench/locomo.bench.mjs [PATH] [--no-captions]
+// Search quality on LoCoMo: turn-level recall@5/10/20, hit@1/5 and MRR of our default search, next
+// to plain BM25 measured the README's way in the same run, on the development half (the only one
+// anything was tuned on) and the held-out half (../shared/data/locomo/README.md), per category. Usage: node bench/locomo.bench.mjs [PATH] [--no-captions]
 // Default PATH: ../shared/data/locomo/locomo10.json (read in place, never copied).
 // Smoke size (SCROLL_BENCH_SMOKE=1): the first conversation only, or a tiny built-in one in LoCoMo's
 // format (bench/lib/locomo.mjs) when the dataset is not there; the target is not checked.
@@ -8,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { loadLocomo, recallAt, smokeSample } from './lib/locomo.mjs';
+import { halfOf, hitAt, loadLocomo, mrr, recallAt, smokeSample } from './lib/locomo.mjs';
 import { SMOKE, check, positionals, verdict } from './lib/measure.mjs';
 import { openBenchLog } from './lib/searchDb.mjs';
 
@@ -96,20 +97,44 @@ function plainBm25(tokenizer) {
 const plainPorter = plainBm25('porter unicode61');
 const plainUnicode = plainBm25('unicode61');
 
-const row = (name, res) => `${name.padEnd(34)}${K.map((k) => recallAt(res, k).toFixed(3).padStart(8)).join('')}`;
-console.log(`\n${'turn-level recall'.padEnd(34)}${K.map((k) => `R@${k}`.padStart(8)).join('')}`);
-console.log(row('plain BM25, unicode61 (README)', plainUnicode));
-console.log(row('plain BM25, porter unicode61', plainPorter));
-console.log(row(`scroll search (default${withCaptions ? '' : ', no captions'})`, ours));
-const r10 = recallAt(ours, 10);
-const base10 = recallAt(plainPorter, 10);
-check(recallAt(ours, maxK) > 0, `scroll search found none of the evidence turns in its top ${maxK}`);
-console.log(`\nR@10: ${r10.toFixed(3)} vs plain ${base10.toFixed(3)} (${(r10 / base10).toFixed(2)}x); target >= 0.70: ${verdict(r10 >= 0.7)}`);
-console.log(`by category (R@10, ours / plain porter):`);
-for (const cat of [...new Set(questions.map((q) => q.category))].sort()) {
-  const a = ours.filter((r) => r.category === cat);
-  const b = plainPorter.filter((r) => r.category === cat);
-  console.log(`  category ${cat}: ${String(a.length).padStart(4)} questions  ${recallAt(a, 10).toFixed(3)} / ${recallAt(b, 10).toFixed(3)}`);
+// --- report: both halves, every method, one run ----------------------------------------------
+const methods = [
+  ['plain BM25, unicode61 (README)', plainUnicode],
+  ['plain BM25, porter unicode61', plainPorter],
+  [`scroll search (default${withCaptions ? '' : ', no captions'})`, ours],
+];
+const halves = ['development', 'held-out'];
+const inHalf = (res, half) => res.filter((r, i) => halfOf(questions[i].conv) === half);
+const figures = (res) => [recallAt(res, 5), recallAt(res, 10), recallAt(res, 20), hitAt(res, 1), hitAt(res, 5), mrr(res)];
+const header = ['R@5', 'R@10', 'R@20', 'hit@1', 'hit@5', 'MRR'];
+for (const half of halves) {
+  const n = questions.filter((q) => halfOf(q.conv) === half).length;
+  if (n === 0) {
+    console.log(`\n${half} half: no questions loaded`);
+    continue;
+  }
+  console.log(`\n${`${half} half (${n} questions)`.padEnd(34)}${header.map((h) => h.padStart(8)).join('')}`);
+  for (const [name, res] of methods) console.log(`${name.padEnd(34)}${figures(inHalf(res, half)).map((x) => x.toFixed(3).padStart(8)).join('')}`);
+  console.log(`  by category, R@10 (questions: plain porter / scroll):`);
+  for (const cat of [...new Set(questions.map((q) => q.category))].sort()) {
+    const pick = (res) => inHalf(res, half).filter((r) => r.category === cat);
+    const a = pick(ours);
+    if (!a.length) continue;
+    const b = pick(plainPorter);
+    console.log(`    category ${cat}: ${String(a.length).padStart(4)}   ${recallAt(b, 10).toFixed(3)} / ${recallAt(a, 10).toFixed(3)}   (${((recallAt(a, 10) - recallAt(b, 10)) * 100).toFixed(1)} points)`);
+  }
 }
+check(recallAt(ours, maxK) > 0, `scroll search found none of the evidence turns in its top ${maxK}`);
+const held = inHalf(ours, 'held-out');
+const heldPlain = inHalf(plainPorter, 'held-out');
+const r10 = recallAt(held, 10);
+const worst = Math.min(...[...new Set(questions.map((q) => q.category))].map((cat) => {
+  const a = held.filter((r) => r.category === cat);
+  const b = heldPlain.filter((r) => r.category === cat);
+  return a.length ? recallAt(a, 10) - recallAt(b, 10) : 0;
+}));
+console.log(`\nheld-out R@10: ${r10.toFixed(3)} vs plain porter ${recallAt(heldPlain, 10).toFixed(3)}; target >= 0.78: ${verdict(held.length > 0 && r10 >= 0.78)}`);
+console.log(`held-out worst category vs plain porter: ${(worst * 100).toFixed(1)} points; target >= -1: ${verdict(held.length > 0 && worst >= -0.01)}`);
 console.log(`queries whose top ${maxK} include broadened hits (OR or context): ${broadenedQueries} of ${questions.length}`);
-console.log(`ingest ${ingestMs.toFixed(0)} ms; ${questions.length} searches ${oursMs.toFixed(0)} ms (${(oursMs / questions.length).toFixed(2)} ms each)`);
+const perQuery = oursMs / questions.length;
+console.log(`ingest ${ingestMs.toFixed(0)} ms; ${questions.length} searches ${oursMs.toFixed(0)} ms (${perQuery.toFixed(2)} ms each); target < 3 ms: ${verdict(perQuery < 3)}`);

@@ -66,6 +66,32 @@ export function recallAt(results, k) {
   return results.length ? sum / results.length : 0;
 }
 
+/** Mean hit@k: the share of questions with any evidence turn in the top k. */
+export function hitAt(results, k) {
+  let n = 0;
+  for (const { evidence, ranked } of results) if (ranked.slice(0, k).some((d) => evidence.includes(d))) n++;
+  return results.length ? n / results.length : 0;
+}
+
+/** Mean reciprocal rank of the first evidence turn (0 when none is ranked). */
+export function mrr(results) {
+  let sum = 0;
+  for (const { evidence, ranked } of results) {
+    const i = ranked.findIndex((d) => evidence.includes(d));
+    if (i >= 0) sum += 1 / (i + 1);
+  }
+  return results.length ? sum / results.length : 0;
+}
+
+/**
+ * The two halves of ../shared/data/locomo/README.md: methods and constants are chosen on the
+ * development half (the first five samples in file order); the held-out half is only reported.
+ */
+export const DEVELOPMENT_SAMPLES = ['conv-26', 'conv-30', 'conv-41', 'conv-42', 'conv-43'];
+export function halfOf(conversationId) {
+  return DEVELOPMENT_SAMPLES.includes(conversationId) ? 'development' : 'held-out';
+}
+
 /**
  * A tiny conversation in LoCoMo's format, for the smoke run (SCROLL_BENCH_SMOKE=1) where the dataset
  * is not installed (a fresh CI machine): two sessions, questions whose evidence shares words with them.

@@ -82,7 +82,13 @@ export interface SearchHit {
   name: string | null;
   headline: string | null;
   snippet: string;                    // matched terms wrapped in « » markers
+  /** True unless the event matches every term (`match` says why it is listed). */
   broadened: boolean;
+  /**
+   * Why the event is listed: it matches every term; only some of them (the query was broadened);
+   * or it is next to a strong match in its session (context), whatever it matches itself.
+   */
+  match?: 'every' | 'some' | 'context';
 }
 
 export interface SearchResult {
@@ -92,6 +98,8 @@ export interface SearchResult {
   terms: string[];
   /** Terms dropped as stop words or too common. */
   pruned: string[];
+  /** The pruned words that were too common, with how many of the events searched hold them. */
+  ignored?: { word: string; events: number; of: number }[];
   /** Set when the query could not be run (empty after normalisation, etc.): a human-readable reason. */
   message?: string;
 }

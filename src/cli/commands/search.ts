@@ -1,5 +1,5 @@
 import type { EventLog } from '../../core/log/eventLog';
-import type { SearchOptions } from '../../core/types';
+import type { SearchOptions, SearchResult } from '../../core/types';
 import { InvalidInputError, errorMessage } from '../../core/errors';
 import { UsageError, intOption, stringOption, writeJson, type Command, type CommandContext } from '../command';
 import { readJsonLines } from '../jsonl';
@@ -80,6 +80,31 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
+const MATCH_MARK = { every: '', some: '  [some terms]', context: '  [next to a match]' } as const;
+
+/**
+ * The text form of a search: the same facts as --json, in words. Notes say only what is true of
+ * the hits listed (a hit matching only some terms, a hit listed for its neighbour), the common
+ * words the search ignored with their counts, and the hits in the order ranked (best first).
+ */
+export function textReport(result: SearchResult): string {
+  const lines: string[] = [];
+  for (const w of result.ignored ?? []) lines.push(`(ignored '${w.word}': it is in ${w.events} of ${w.of} events searched)`);
+  if (result.hits.length === 0) {
+    lines.push('no hits');
+    return lines.join('\n') + '\n';
+  }
+  const some = result.hits.filter((h) => h.match === 'some').length;
+  const context = result.hits.filter((h) => h.match === 'context').length;
+  if (some) lines.push(`(${some} of ${result.hits.length} hits match only some of the terms: [some terms])`);
+  if (context) lines.push(`(${context} of ${result.hits.length} hits are listed for a strong match next to them in their session: [next to a match])`);
+  for (const h of result.hits) {
+    lines.push(`#${h.seq}  ${h.score.toFixed(2)}  ${h.kind}/${h.role}  ${h.session}${MATCH_MARK[h.match ?? (h.broadened ? 'some' : 'every')]}`);
+    lines.push(`    ${h.snippet.replace(/\s+/g, ' ').trim()}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
 export const command: Command = {
   name: 'search',
   summary: 'full-text search (BM25) with filters; --batch for many queries',
@@ -128,22 +153,16 @@ Hits best first: {seq, score, kind, role, session, snippet}.
         if (e instanceof Error && 'code' in e) throw e;
         throw new InvalidInputError(`search failed for ${JSON.stringify(query.slice(0, 80))}: ${errorMessage(e)}`);
       }
-      const hits = result.hits.map((h) => ({ seq: h.seq, score: h.score, kind: h.kind, role: h.role, session: h.session, snippet: h.snippet, broadened: h.broadened }));
+      const hits = result.hits.map((h) => ({ seq: h.seq, score: h.score, kind: h.kind, role: h.role, session: h.session, snippet: h.snippet, broadened: h.broadened, match: h.match }));
       if (ctx.json) {
         const out: Record<string, unknown> = { hits, broadened: result.broadened, terms: result.terms, pruned: result.pruned };
+        if (result.ignored) out.ignored = result.ignored;
         if (result.message) out.message = result.message;
         writeJson(ctx.io, out);
         return 0;
       }
       if (result.message) ctx.io.stderr(`scroll search: ${result.message}\n`);
-      if (hits.length === 0) {
-        ctx.io.stdout('no hits\n');
-        return 0;
-      }
-      if (result.broadened) ctx.io.stdout('(no event matched every term; showing events matching some of them)\n');
-      for (const h of hits) {
-        ctx.io.stdout(`#${h.seq}  ${h.score.toFixed(2)}  ${h.kind}/${h.role}  ${h.session}\n    ${h.snippet.replace(/\s+/g, ' ').trim()}\n`);
-      }
+      ctx.io.stdout(textReport(result));
       return 0;
     } finally {
       log.close();

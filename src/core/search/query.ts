@@ -69,11 +69,35 @@ function unique<T>(xs: T[]): T[] {
 
 const JOINERS = /[./\\\-:@#]/;
 
+const TOKEN_CHAR = /[\p{L}\p{N}_]/u;
+
+/**
+ * The first `max` characters of `text`, or fewer: a cut never splits a word (`retry retry` cut
+ * inside the second word keeps only the first), nor a surrogate pair. A start that is one word
+ * longer than `max` is cut at `max` (it has no boundary to back off to).
+ */
+export function cutAtWordBoundary(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--; // a high surrogate: its pair is past the cut
+  const charAt = (i: number) => String.fromCodePoint(text.codePointAt(i) ?? 0);
+  if (!TOKEN_CHAR.test(charAt(end))) return text.slice(0, end);
+  let i = end;
+  while (i > 0) {
+    const prev = text.charCodeAt(i - 1);
+    const start = prev >= 0xdc00 && prev <= 0xdfff && i >= 2 ? i - 2 : i - 1;
+    if (!TOKEN_CHAR.test(charAt(start))) return text.slice(0, i);
+    i = start;
+  }
+  return text.slice(0, end);
+}
+
 export function parseQuery(input: unknown): ParsedQuery {
   let text = typeof input === 'string' ? input : input == null ? '' : String(input);
   let message: string | undefined;
   if (text.length > MAX_QUERY_CHARS) {
-    text = text.slice(0, MAX_QUERY_CHARS);
+    text = cutAtWordBoundary(text, MAX_QUERY_CHARS);
     message = `query longer than ${MAX_QUERY_CHARS} characters: only its start was searched`;
   }
   const candidates: { tokens: string[]; phrase: boolean }[] = [];

@@ -99,6 +99,8 @@ interface ScopeStats {
   total: number;
   /** True when the term is in more than COMMON_SHARE of the events in scope. */
   isCommon(stem: string, fts: string): boolean;
+  /** How many events in scope hold the stem (read fresh: said to the user when a word is pruned). */
+  eventsWith(stem: string, fts: string): number;
 }
 
 /**
@@ -135,6 +137,7 @@ function scopeStats(db: SearchDatabase, plan: Plan): ScopeStats {
         }
         return readWholeLog(stem) > threshold;
       },
+      eventsWith: (stem) => readWholeLog(stem),
     };
   }
   const lo = plan.lo ?? 0;
@@ -160,6 +163,9 @@ function scopeStats(db: SearchDatabase, plan: Plan): ScopeStats {
         s.df.set(stem, n);
       }
       return n > threshold;
+    },
+    eventsWith(stem, fts) {
+      return s.df.get(stem) ?? Number(cached(db, 'SELECT count(*) AS n FROM events_fts WHERE events_fts MATCH ? AND rowid BETWEEN ? AND ?').get(fts, lo, hi).n);
     },
   };
 }
@@ -251,6 +257,7 @@ interface Ranked {
   seq: number;
   score: number;
   broadened: boolean;
+  match: NonNullable<SearchHit['match']>;
 }
 
 /**
@@ -389,7 +396,7 @@ function withContext(db: SearchDatabase, matched: Map<number, { score: number; p
     const score = (own ? own.score : 0) + CONTEXT_NEAR * near(seq, 1, s) + CONTEXT_FAR * near(seq, 2, s);
     if (score <= 0) continue;
     const precise = own !== undefined && own.precise;
-    out.push({ seq, score, broadened: !precise, precise });
+    out.push({ seq, score, broadened: !precise, precise, match: precise ? 'every' : own ? 'some' : 'context' });
   }
   out.sort((a, b) => (a.precise !== b.precise ? (a.precise ? -1 : 1) : b.score - a.score || b.seq - a.seq));
   return out;
@@ -502,18 +509,26 @@ function failed(result: SearchResult, err: unknown): SearchResult {
   return result;
 }
 
+/** Why a query has no terms: said plainly (a query of emoji is not "no words" to its writer). */
+export function nothingToSearch(query: string): string {
+  return /\S/u.test(query)
+    ? 'nothing to search: the query has no letters or digits (emoji, symbols and punctuation are not indexed)'
+    : 'nothing to search: the query is empty';
+}
+
 export function searchEvents(db: SearchDatabase, query: string, opts: SearchOptions = {}): SearchResult {
   const k = clampInt(opts.k, DEFAULT_K, 1, MAX_K);
   const offset = clampInt(opts.offset, 0, 0, MAX_OFFSET);
   const parsed = parseQuery(query);
   const pruned = [...parsed.stopped];
   if (parsed.terms.length === 0) {
-    return { hits: [], broadened: false, terms: [], pruned, message: 'nothing to search: the query has no words' };
+    return { hits: [], broadened: false, terms: [], pruned, message: nothingToSearch(typeof query === 'string' ? query : String(query ?? '')) };
   }
 
   const plan = planFilters(db, opts);
   // Prune words that occur in more than half of the events searched (they select nothing there).
   let terms: QueryTerm[] = parsed.terms;
+  let ignored: NonNullable<SearchResult['ignored']> = [];
   let failure: unknown;
   if (terms.length > 1 && !plan.empty) {
     try {
@@ -522,7 +537,7 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
         const common = terms.map((t) => t.type === 'word' && scope.isCommon(stemKey(t.text), t.fts));
         const kept = terms.filter((_, i) => !common[i]);
         if (kept.length > 0 && kept.length < terms.length) {
-          terms.forEach((t, i) => common[i] && pruned.push(t.text));
+          ignored = terms.filter((_, i) => common[i]).map((t) => ({ word: t.text, events: scope.eventsWith(stemKey(t.text), t.fts), of: scope.total }));
           terms = kept;
         }
       }
@@ -533,65 +548,25 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
   const result: SearchResult = { hits: [], broadened: false, terms: terms.map((t) => t.text), pruned };
   if (parsed.message) result.message = parsed.message;
   if (failure !== undefined) return failed(result, failure);
-  if (plan.empty) return result;
+  if (plan.empty) return finish(result, ignored);
 
-  const andQuery = terms.map((t) => t.fts).join(' AND ');
-  const orQuery = terms.map((t) => t.fts).join(' OR ');
   let page: Ranked[];
   try {
-    // A query that returned fewer rows than it asked for returned every match: asking again with
-    // a larger limit (below) would only repeat the same FTS5 scan.
-    const ranks = (match: string, first: { seq: number; r: number }[], limit: number) =>
-      first.length < MIN_CANDIDATES || limit <= first.length ? first.slice(0, limit) : rankedSeqs(db, match, plan, limit);
-    const matched = new Map<number, { score: number; precise: boolean }>();
-    const andFirst = rankedSeqs(db, andQuery, plan, MIN_CANDIDATES);
-    for (const r of andFirst) matched.set(r.seq, { score: -r.r, precise: true });
-    const broaden = broadens(terms.length, matched.size, k);
-    let orFirst: { seq: number; r: number }[] = [];
-    if (broaden) {
-      orFirst = rankedSeqs(db, orQuery, plan, MIN_CANDIDATES);
-      for (const r of orFirst) {
-        if (!matched.has(r.seq)) matched.set(r.seq, { score: -r.r, precise: false });
-      }
+    let ranked = rankPage(db, terms, plan, k, offset);
+    if (ranked.matches === 0 && ignored.length > 0) {
+      // The words kept match nothing: the common words were not useless after all ("pool size"
+      // where no event says "size"). Search every word instead of answering "no hits".
+      terms = parsed.terms;
+      ignored = [];
+      result.terms = terms.map((t) => t.text);
+      ranked = rankPage(db, terms, plan, k, offset);
     }
-    const head = withContext(db, matched, plan);
-    // One fixed list, whatever the page: the head's matches, the remaining matches in bm25 order,
-    // then the head's broadened hits and the remaining OR-only matches. Later parts are fetched
-    // only when the page reaches them.
-    const ranked = head.filter((r) => !r.broadened);
-    const want = offset + k;
-    if (want > ranked.length) {
-      // A head neighbour beyond the first MIN_CANDIDATES matches is a match too: it is listed
-      // with the matches, at its bm25 place, not in the broadened part.
-      const seen = new Set(ranked.map((r) => r.seq));
-      const limit = want + head.length;
-      const rows = ranks(andQuery, andFirst, limit);
-      for (const r of rows) {
-        if (seen.has(r.seq)) continue;
-        seen.add(r.seq);
-        ranked.push({ seq: r.seq, score: -r.r, broadened: false });
-      }
-      if (rows.length < limit) {
-        // Every match is listed: the broadened part follows.
-        for (const r of head) {
-          if (!r.broadened || seen.has(r.seq)) continue;
-          seen.add(r.seq);
-          ranked.push(r);
-        }
-        if (broaden && want > ranked.length) {
-          for (const r of ranks(orQuery, orFirst, limit)) {
-            if (seen.has(r.seq)) continue;
-            seen.add(r.seq);
-            ranked.push({ seq: r.seq, score: -r.r, broadened: true });
-          }
-        }
-      }
-    }
-    page = ranked.slice(offset, offset + k);
+    page = ranked.page;
   } catch (err) {
     // Every term is quoted, so this is not a syntax error in user text: report, do not throw.
-    return failed(result, err);
+    return failed(finish(result, ignored), err);
   }
+  finish(result, ignored);
   result.broadened = page.some((r) => r.broadened);
   if (page.length === 0) return result;
 
@@ -615,8 +590,76 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
       headline: row.headline ?? null,
       snippet: opts.snippet === false ? '' : makeSnippet(row.content ?? '', keys),
       broadened: r.broadened,
+      match: r.match,
     };
     result.hits.push(hit);
   }
   return result;
+}
+
+/** The pruned common words go into `pruned` (with the stop words) and, with their counts, `ignored`. */
+function finish(result: SearchResult, ignored: NonNullable<SearchResult['ignored']>): SearchResult {
+  if (ignored.length) {
+    result.pruned.push(...ignored.map((w) => w.word));
+    result.ignored = ignored;
+  }
+  return result;
+}
+
+/**
+ * One page of the fixed ranked list of `terms` (steps 2-5 above), and how many events the first
+ * candidate queries matched (0: nothing matches any term).
+ */
+function rankPage(db: SearchDatabase, terms: QueryTerm[], plan: Plan, k: number, offset: number): { page: Ranked[]; matches: number } {
+  const andQuery = terms.map((t) => t.fts).join(' AND ');
+  const orQuery = terms.map((t) => t.fts).join(' OR ');
+  // A query that returned fewer rows than it asked for returned every match: asking again with
+  // a larger limit (below) would only repeat the same FTS5 scan.
+  const ranks = (match: string, first: { seq: number; r: number }[], limit: number) =>
+    first.length < MIN_CANDIDATES || limit <= first.length ? first.slice(0, limit) : rankedSeqs(db, match, plan, limit);
+  const matched = new Map<number, { score: number; precise: boolean }>();
+  const andFirst = rankedSeqs(db, andQuery, plan, MIN_CANDIDATES);
+  for (const r of andFirst) matched.set(r.seq, { score: -r.r, precise: true });
+  const broaden = broadens(terms.length, matched.size, k);
+  let orFirst: { seq: number; r: number }[] = [];
+  if (broaden) {
+    orFirst = rankedSeqs(db, orQuery, plan, MIN_CANDIDATES);
+    for (const r of orFirst) {
+      if (!matched.has(r.seq)) matched.set(r.seq, { score: -r.r, precise: false });
+    }
+  }
+  const head = withContext(db, matched, plan);
+  // One fixed list, whatever the page: the head's matches, the remaining matches in bm25 order,
+  // then the head's broadened hits and the remaining OR-only matches. Later parts are fetched
+  // only when the page reaches them.
+  const ranked = head.filter((r) => !r.broadened);
+  const want = offset + k;
+  if (want > ranked.length) {
+    // A head neighbour beyond the first MIN_CANDIDATES matches is a match too: it is listed
+    // with the matches, at its bm25 place, not in the broadened part.
+    const seen = new Set(ranked.map((r) => r.seq));
+    const limit = want + head.length;
+    const rows = ranks(andQuery, andFirst, limit);
+    for (const r of rows) {
+      if (seen.has(r.seq)) continue;
+      seen.add(r.seq);
+      ranked.push({ seq: r.seq, score: -r.r, broadened: false, match: 'every' });
+    }
+    if (rows.length < limit) {
+      // Every match is listed: the broadened part follows.
+      for (const r of head) {
+        if (!r.broadened || seen.has(r.seq)) continue;
+        seen.add(r.seq);
+        ranked.push(r);
+      }
+      if (broaden && want > ranked.length) {
+        for (const r of ranks(orQuery, orFirst, limit)) {
+          if (seen.has(r.seq)) continue;
+          seen.add(r.seq);
+          ranked.push({ seq: r.seq, score: -r.r, broadened: true, match: 'some' });
+        }
+      }
+    }
+  }
+  return { page: ranked.slice(offset, offset + k), matches: matched.size };
 }

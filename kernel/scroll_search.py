@@ -283,6 +283,21 @@ def _make_term(raw_tokens, force_phrase):
             "fts": _quote(" ".join(tokens)), "keys": _unique(keys)}
 
 
+_TOKEN_CHAR = re.compile(r"\w")
+
+
+def cut_at_word_boundary(text, limit):
+    """The first `limit` characters of `text`, or fewer: never a cut inside a word (query.ts)."""
+    if len(text) <= limit:
+        return text
+    if not _TOKEN_CHAR.match(text[limit]):
+        return text[:limit]
+    i = limit
+    while i > 0 and _TOKEN_CHAR.match(text[i - 1]):
+        i -= 1
+    return text[:i] if i > 0 else text[:limit]
+
+
 def parse_query(text):
     """User text -> {terms, stopped, message}; see query.ts for the rules."""
     if text is None:
@@ -291,7 +306,7 @@ def parse_query(text):
         text = str(text)
     message = None
     if len(text) > MAX_QUERY_CHARS:
-        text = text[:MAX_QUERY_CHARS]
+        text = cut_at_word_boundary(text, MAX_QUERY_CHARS)
         message = "query longer than %d characters: only its start was searched" % MAX_QUERY_CHARS
     candidates = []
     segments = text.split('"')
@@ -534,7 +549,13 @@ def _scope_df(conn, plan):
             n = int(row[0]) if row else 0
             st["df"][stem] = (n, st["total"])
             return n > st["total"] * COMMON_SHARE
-        return st["total"], is_common
+
+        def events_with(stem, fts):
+            row = _one(conn, "SELECT doc FROM events_vocab WHERE term = ?", (stem,))
+            n = int(row[0]) if row else 0
+            st["df"][stem] = (n, st["total"])
+            return n
+        return st["total"], is_common, events_with
     lo = plan["lo"] if plan["lo"] is not None else 0
     hi = plan["hi"] if plan["hi"] is not None else st["max_seq"]
     key = "%d:%d" % (lo, hi)
@@ -552,7 +573,14 @@ def _scope_df(conn, plan):
                          (fts, lo, hi))[0])
             span["df"][stem] = n
         return n > span["total"] * COMMON_SHARE
-    return span["total"], span_is_common
+
+    def span_events_with(stem, fts):
+        n = span["df"].get(stem)
+        if n is None:
+            n = int(_one(conn, "SELECT count(*) AS n FROM events_fts WHERE events_fts MATCH ? AND rowid BETWEEN ? AND ?",
+                         (fts, lo, hi))[0])
+        return n
+    return span["total"], span_is_common, span_events_with
 
 
 def _as_list(v):
@@ -686,9 +714,14 @@ def _with_context(conn, matched, plan):
         if score <= 0:
             continue
         precise = own is not None and own[1]
-        out.append((seq, score, precise))
-    out.sort(key=lambda r: (0 if r[2] else 1, -r[1], -r[0]))
+        out.append((seq, score, "every" if precise else "some" if own is not None else "context"))
+    out.sort(key=_by_score)
     return out
+
+
+def _by_score(r):
+    """Best first; ties newest seq first (search.ts byScore)."""
+    return (-r[1], -r[0])
 
 
 # search.ts DAMAGED_INDEX_HINT: the index is derived from the log, which can rebuild it.
@@ -703,88 +736,107 @@ def _failed(result, exc):
     return result
 
 
-def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq_range=None, ts_range=None,
-           offset=0, snippet=True):
-    """Search the event log. Returns dict(hits, broadened, terms, pruned, message); each hit is a dict
-    {seq, score, kind, role, session, ts, name, headline, snippet, broadened}, best first.
-    Never raises on query text: problems come back in `message`."""
-    k = _clamp_int(k, DEFAULT_K, 1, MAX_K)
-    offset = _clamp_int(offset, 0, 0, MAX_OFFSET)
-    parsed = parse_query(query)
-    pruned = list(parsed["stopped"])
-    if not parsed["terms"]:
-        return {"hits": [], "broadened": False, "terms": [], "pruned": pruned,
-                "message": "nothing to search: the query has no words"}
-    plan = _plan_filters(conn, kind, role, session, name, seq_range, ts_range)
-    terms = parsed["terms"]
-    failure = None
-    if len(terms) > 1 and not plan["empty"]:
-        try:
-            total, is_common = _scope_df(conn, plan)
-            if total > 0:
-                common = [t["type"] == "word" and is_common(stem_key(t["text"]), t["fts"]) for t in terms]
-                kept = [t for t, c in zip(terms, common) if not c]
-                if 0 < len(kept) < len(terms):
-                    pruned.extend(t["text"] for t, c in zip(terms, common) if c)
-                    terms = kept
-        except sqlite3.Error as exc:
-            failure = exc  # the index could not be read: reported like a failed query
-    result = {"hits": [], "broadened": False, "terms": [t["text"] for t in terms], "pruned": pruned,
-              "message": parsed["message"]}
-    if failure is not None:
-        return _failed(result, failure)
-    if plan["empty"]:
-        return result
+def nothing_to_search(query):
+    """Why a query has no terms (search.ts nothingToSearch)."""
+    if re.search(r"\S", query if isinstance(query, str) else str(query or "")):
+        return "nothing to search: the query has no letters or digits (emoji, symbols and punctuation are not indexed)"
+    return "nothing to search: the query is empty"
+
+
+def _rank_page(conn, terms, plan, k, offset):
+    """One page of the fixed ranked list and how many events the first candidate queries matched
+    (search.ts rankPage). Entries are (seq, score, match)."""
     and_query = " AND ".join(t["fts"] for t in terms)
     or_query = " OR ".join(t["fts"] for t in terms)
-    matched = {}
 
     def ranks(match, first, limit):
         # A query that returned fewer rows than it asked for returned every match (see search.ts).
         if len(first) < MIN_CANDIDATES or limit <= len(first):
             return first[:limit]
         return _ranked_seqs(conn, match, plan, limit)
+    matched = {}
+    and_first = _ranked_seqs(conn, and_query, plan, MIN_CANDIDATES)
+    for seq, r in and_first:
+        matched[int(seq)] = (-r, True)
+    broaden = len(terms) > 1 and len(matched) < min(k, BROADEN_BELOW)
+    or_first = []
+    if broaden:
+        or_first = _ranked_seqs(conn, or_query, plan, MIN_CANDIDATES)
+        for seq, r in or_first:
+            if int(seq) not in matched:
+                matched[int(seq)] = (-r, False)
+    head = _with_context(conn, matched, plan)
+    # One fixed list by score, whatever the page (see search.ts).
+    pool = {h[0]: h for h in head}
+    for seq, (score, precise) in matched.items():
+        if seq not in pool:
+            pool[seq] = (seq, score, "every" if precise else "some")
+    want = offset + k
+    first = or_first if broaden else and_first
+    if len(first) >= MIN_CANDIDATES and want > len(pool) - len(head):
+        precise_seqs = set(int(seq) for seq, _ in and_first)
+        for seq, r in ranks(or_query if broaden else and_query, first, want + len(head)):
+            seq = int(seq)
+            if seq in pool:
+                continue
+            every = not broaden or seq in precise_seqs
+            pool[seq] = (seq, -r, "every" if every else "some")
+    ranked = sorted(pool.values(), key=_by_score)
+    return ranked[offset:offset + k], len(matched)
+
+
+def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq_range=None, ts_range=None,
+           offset=0, snippet=True):
+    """Search the event log. Returns dict(hits, broadened, terms, pruned, message, and ignored when
+    common words were pruned); each hit is a dict
+    {seq, score, kind, role, session, ts, name, headline, snippet, broadened, match}, best first.
+    Never raises on query text: problems come back in `message`."""
+    k = _clamp_int(k, DEFAULT_K, 1, MAX_K)
+    offset = _clamp_int(offset, 0, 0, MAX_OFFSET)
+    parsed = parse_query(query)
+    pruned = list(parsed["stopped"])
+    if not parsed["terms"]:
+        return {"hits": [], "broadened": False, "terms": [], "pruned": pruned, "message": nothing_to_search(query)}
+    plan = _plan_filters(conn, kind, role, session, name, seq_range, ts_range)
+    terms = parsed["terms"]
+    ignored = []
+    failure = None
+    if len(terms) > 1 and not plan["empty"]:
+        try:
+            total, is_common, events_with = _scope_df(conn, plan)
+            if total > 0:
+                common = [t["type"] == "word" and is_common(stem_key(t["text"]), t["fts"]) for t in terms]
+                kept = [t for t, c in zip(terms, common) if not c]
+                if 0 < len(kept) < len(terms):
+                    ignored = [{"word": t["text"], "events": events_with(stem_key(t["text"]), t["fts"]), "of": total}
+                               for t, c in zip(terms, common) if c]
+                    terms = kept
+        except sqlite3.Error as exc:
+            failure = exc  # the index could not be read: reported like a failed query
+    result = {"hits": [], "broadened": False, "terms": [t["text"] for t in terms], "pruned": pruned,
+              "message": parsed["message"]}
+
+    def finish():
+        if ignored:
+            result["pruned"] = pruned + [w["word"] for w in ignored]
+            result["ignored"] = ignored
+        return result
+    if failure is not None:
+        return _failed(result, failure)
+    if plan["empty"]:
+        return finish()
     try:
-        and_first = _ranked_seqs(conn, and_query, plan, MIN_CANDIDATES)
-        for seq, r in and_first:
-            matched[int(seq)] = (-r, True)
-        broaden = len(terms) > 1 and len(matched) < min(k, BROADEN_BELOW)
-        or_first = []
-        if broaden:
-            or_first = _ranked_seqs(conn, or_query, plan, MIN_CANDIDATES)
-            for seq, r in or_first:
-                if int(seq) not in matched:
-                    matched[int(seq)] = (-r, False)
-        head = _with_context(conn, matched, plan)
-        # One fixed list, whatever the page (see search.ts): head matches, remaining matches in bm25
-        # order, head broadened hits, remaining OR-only matches.
-        ranked = [r for r in head if r[2]]
-        want = offset + k
-        if want > len(ranked):
-            # A head neighbour beyond the first MIN_CANDIDATES matches is a match too (see search.ts).
-            seen = set(s for s, _, _ in ranked)
-            limit = want + len(head)
-            rows = ranks(and_query, and_first, limit)
-            for seq, r in rows:
-                seq = int(seq)
-                if seq not in seen:
-                    seen.add(seq)
-                    ranked.append((seq, -r, True))
-            if len(rows) < limit:
-                for h in head:
-                    if not h[2] and h[0] not in seen:
-                        seen.add(h[0])
-                        ranked.append(h)
-                if broaden and want > len(ranked):
-                    for seq, r in ranks(or_query, or_first, limit):
-                        seq = int(seq)
-                        if seq not in seen:
-                            seen.add(seq)
-                            ranked.append((seq, -r, False))
+        page, matches = _rank_page(conn, terms, plan, k, offset)
+        if matches == 0 and ignored:
+            # The words kept match nothing: search every word instead (see search.ts).
+            terms = parsed["terms"]
+            ignored = []
+            result["terms"] = [t["text"] for t in terms]
+            page, matches = _rank_page(conn, terms, plan, k, offset)
     except sqlite3.Error as exc:
-        return _failed(result, exc)
-    page = ranked[offset:offset + k]
-    result["broadened"] = any(not p for _, _, p in page)
+        return _failed(finish(), exc)
+    finish()
+    result["broadened"] = any(m != "every" for _, _, m in page)
     if not page:
         return result
     cols = "seq, session, kind, role, name, ts, headline" + ("" if snippet is False else ", content")
@@ -793,7 +845,7 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
                             [s for s, _, _ in page]):
         rows[int(row[0])] = row
     keys = _unique([key for t in terms for key in t["keys"]])  # snippet.ts gets the same list
-    for seq, score, precise in page:
+    for seq, score, match in page:
         row = rows.get(seq)
         if row is None:
             continue
@@ -801,6 +853,6 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
             "seq": seq, "score": score, "kind": row[2], "role": row[3], "session": row[1], "ts": row[5],
             "name": row[4], "headline": row[6],
             "snippet": "" if snippet is False else make_snippet(row[7] or "", keys),
-            "broadened": not precise,
+            "broadened": match != "every", "match": match,
         })
     return result

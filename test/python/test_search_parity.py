@@ -94,7 +94,8 @@ class SearchParityTest(unittest.TestCase):
                                     [h["snippet"] for h in r["hits"]])
                 for h in r["hits"]:
                     self.assertEqual(set(h), {"seq", "score", "kind", "role", "session", "ts", "name", "headline",
-                                              "snippet", "broadened"})
+                                              "snippet", "broadened", "match"})
+                    self.assertEqual(h["broadened"], h["match"] != "every")
 
     def test_same_seqs_and_scores_as_the_typescript_cli(self):
         flags = {"k": "--k", "kind": "--kind", "role": "--role", "session": "--session",
@@ -110,13 +111,17 @@ class SearchParityTest(unittest.TestCase):
                 args += [flags[key], str(v)]
             r = _cli(*args)
             self.assertEqual(r.returncode, 0, r.stderr)
-            ts_hits = json.loads(r.stdout)["hits"]
-            py_hits = scroll_search.search(self.conns[q["corpus"]], q["query"], **_kwargs(opts))["hits"]
+            ts_out = json.loads(r.stdout)
+            ts_hits = ts_out["hits"]
+            py_out = scroll_search.search(self.conns[q["corpus"]], q["query"], **_kwargs(opts))
+            py_hits = py_out["hits"]
             with self.subTest(q["name"]):
                 self.assertEqual([h["seq"] for h in py_hits], [h["seq"] for h in ts_hits])
                 for a, b in zip(py_hits, ts_hits):
                     self.assertAlmostEqual(a["score"], b["score"], places=9)
                     self.assertEqual(a["snippet"], b["snippet"])
+                    self.assertEqual(a["match"], b["match"])
+                self.assertEqual(py_out.get("ignored"), ts_out.get("ignored"))
             checked += 1
         self.assertGreater(checked, 20)
 

@@ -15,10 +15,11 @@
  *     MIN_CANDIDATES candidates and their neighbours that pass the filters are ranked, neighbours
  *     that match nothing themselves as `broadened` hits (the answer is often next to the match: the
  *     tool result after the call, the reply after the question). Tuned on LoCoMo: R@10 0.64 → 0.73;
- *  5. order: the head's precise (AND) hits by score, then the remaining AND matches in bm25 order,
- *     then the head's broadened hits by score, then the remaining OR-only matches in bm25 order;
- *     ties newest seq first. The head does not depend on `offset`, so `offset`/k page through one
- *     fixed list: no page repeats or skips a hit. Filters restrict every step.
+ *  5. order: one list by score (the head's context scores, bm25 for the matches beyond it), ties
+ *     newest seq first; each hit says why it is listed (`match`: every term, some terms, or next to
+ *     a match). The head does not depend on `offset`, so `offset`/k page through one fixed list:
+ *     no page repeats or skips a hit. Filters restrict every step;
+ *  6. when the words kept after pruning match nothing, every word is searched after all.
  *
  * Around a ranked page, `countMatches` (how many events the list would hold) and `snippetsFor`
  * (snippets of any events for the same search) use the same terms, filters, SQL and broadening rule,
@@ -398,9 +399,12 @@ function withContext(db: SearchDatabase, matched: Map<number, { score: number; p
     const precise = own !== undefined && own.precise;
     out.push({ seq, score, broadened: !precise, precise, match: precise ? 'every' : own ? 'some' : 'context' });
   }
-  out.sort((a, b) => (a.precise !== b.precise ? (a.precise ? -1 : 1) : b.score - a.score || b.seq - a.seq));
+  out.sort(byScore);
   return out;
 }
+
+/** Best first; ties newest seq first. */
+const byScore = (a: Ranked, b: Ranked) => b.score - a.score || b.seq - a.seq;
 
 /**
  * FROM and WHERE of one FTS5 expression under the plan's filters, with its parameters: the one
@@ -629,37 +633,24 @@ function rankPage(db: SearchDatabase, terms: QueryTerm[], plan: Plan, k: number,
     }
   }
   const head = withContext(db, matched, plan);
-  // One fixed list, whatever the page: the head's matches, the remaining matches in bm25 order,
-  // then the head's broadened hits and the remaining OR-only matches. Later parts are fetched
-  // only when the page reaches them.
-  const ranked = head.filter((r) => !r.broadened);
+  // One fixed list by score, whatever the page: the head (context-ranked), the other candidates,
+  // and, when the page reaches past them, the remaining matches in bm25 order (OR-only ones too
+  // when the query broadens). Every match not fetched scores at most the last one fetched, and
+  // at least `want` are fetched beyond the head, so the first `want` of the list are final.
+  const pool = new Map<number, Ranked>(head.map((r) => [r.seq, r]));
+  for (const [seq, m] of matched) {
+    if (!pool.has(seq)) pool.set(seq, { seq, score: m.score, broadened: !m.precise, match: m.precise ? 'every' : 'some' });
+  }
   const want = offset + k;
-  if (want > ranked.length) {
-    // A head neighbour beyond the first MIN_CANDIDATES matches is a match too: it is listed
-    // with the matches, at its bm25 place, not in the broadened part.
-    const seen = new Set(ranked.map((r) => r.seq));
-    const limit = want + head.length;
-    const rows = ranks(andQuery, andFirst, limit);
-    for (const r of rows) {
-      if (seen.has(r.seq)) continue;
-      seen.add(r.seq);
-      ranked.push({ seq: r.seq, score: -r.r, broadened: false, match: 'every' });
-    }
-    if (rows.length < limit) {
-      // Every match is listed: the broadened part follows.
-      for (const r of head) {
-        if (!r.broadened || seen.has(r.seq)) continue;
-        seen.add(r.seq);
-        ranked.push(r);
-      }
-      if (broaden && want > ranked.length) {
-        for (const r of ranks(orQuery, orFirst, limit)) {
-          if (seen.has(r.seq)) continue;
-          seen.add(r.seq);
-          ranked.push({ seq: r.seq, score: -r.r, broadened: true, match: 'some' });
-        }
-      }
+  const first = broaden ? orFirst : andFirst;
+  if (first.length >= MIN_CANDIDATES && want > pool.size - head.length) {
+    const precise = new Set(andFirst.map((r) => r.seq));
+    for (const r of ranks(broaden ? orQuery : andQuery, first, want + head.length)) {
+      if (pool.has(r.seq)) continue;
+      const every = !broaden || precise.has(r.seq);
+      pool.set(r.seq, { seq: r.seq, score: -r.r, broadened: !every, match: every ? 'every' : 'some' });
     }
   }
+  const ranked = [...pool.values()].sort(byScore);
   return { page: ranked.slice(offset, offset + k), matches: matched.size };
 }

@@ -45,6 +45,10 @@ LEAD_CHARS = _C["LEAD_CHARS"]
 MAX_WINDOW_STARTS = _C["MAX_WINDOW_STARTS"]
 MAX_WORD_EXTENSION = _C["MAX_WORD_EXTENSION"]
 STOP_WORDS = frozenset(_C["STOP_WORDS"])
+CJK_RANGES = tuple(tuple(int(x, 16) for x in r.split("-")) for r in _C["CJK_RANGES"])
+CJK_PHRASE_MAX = _C["CJK_PHRASE_MAX"]
+INDEX_VERSION = _C["INDEX_VERSION"]  # of the index text TypeScript writes; scroll_meta 'index_version'
+
 del _C
 
 _RANK = "bm25(events_fts, %s)" % ", ".join("%.1f" % w for w in BM25_WEIGHTS)
@@ -197,12 +201,44 @@ def porter_stem(token):
 TOKEN_RE = re.compile(r"\w+")
 
 
+def _is_latin(ch):
+    try:
+        return unicodedata.name(ch).startswith("LATIN ")
+    except ValueError:
+        return False
+
+
 def fold(token):
-    """Lower case without diacritics (unicode61 remove_diacritics)."""
+    """Lower case, diacritics removed from Latin letters only (unicode61 remove_diacritics; tokens.ts)."""
     lower = token.lower()
     if lower.isascii():
         return lower
-    return "".join(c for c in unicodedata.normalize("NFD", lower) if not unicodedata.category(c).startswith("M"))
+    out = []
+    for ch in lower:
+        if ord(ch) < 128:
+            out.append(ch)
+            continue
+        base = "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.category(c).startswith("M"))
+        if base == "":
+            continue  # a lone mark
+        out.append(base if len(base) == 1 and (ord(base) < 128 or _is_latin(base)) else ch)
+    return "".join(out)
+
+
+_CJK_CLASS = "".join("\\U%08x-\\U%08x" % r for r in CJK_RANGES)
+HAS_CJK = re.compile("[%s]" % _CJK_CLASS)
+_CJK_OR_NOT = re.compile("[%s]+|[^%s]+" % (_CJK_CLASS, _CJK_CLASS))
+
+
+def cjk_segments(token):
+    """CJK runs (as lists of characters) and the other pieces of a token, in order (tokens.ts)."""
+    return [list(seg) if HAS_CJK.search(seg) else seg for seg in _CJK_OR_NOT.findall(token)]
+
+
+def bigrams(run):
+    if len(run) < 2:
+        return list(run)
+    return [run[i] + run[i + 1] for i in range(len(run) - 1)]
 
 
 _stem_cache = {}
@@ -261,12 +297,40 @@ def _unique(xs):
     return out
 
 
+def _cjk_term(tok):
+    """A token holding CJK characters: whole, or its runs as phrases of bigrams (query.ts cjkTerm)."""
+    segments = cjk_segments(tok)
+
+    def run(seg):
+        return _quote(" ".join(bigrams(seg)))
+    if len(segments) == 1 and not isinstance(segments[0], str):
+        seg = segments[0]
+        if len(seg) == 1:
+            fts = _quote(tok) + "*"
+        elif len(seg) == 2:
+            fts = _quote(tok)
+        else:
+            fts = "(%s OR %s)" % (_quote(tok), run(seg))
+    else:
+        fts = "(%s OR (%s))" % (_quote(tok), " AND ".join(_quote(seg) if isinstance(seg, str) else run(seg) for seg in segments))
+    return {"type": "word", "text": tok, "tokens": [tok], "parts": [], "fts": fts, "keys": [stem_key(tok)]}
+
+
+def _split_long_run(token):
+    """A pure CJK token longer than CJK_PHRASE_MAX -> two-character words (query.ts splitLongRun)."""
+    if len(token) <= CJK_PHRASE_MAX or not HAS_CJK.search(token) or len(cjk_segments(token)) != 1:
+        return [token]
+    return [token[i:i + 2] if i + 1 < len(token) else token[i - 1:i + 1] for i in range(0, len(token), 2)]
+
+
 def _make_term(raw_tokens, force_phrase):
     if not raw_tokens:
         return None
     if len(raw_tokens) == 1 and not force_phrase:
         raw = raw_tokens[0]
         tok = fold(raw)
+        if HAS_CJK.search(tok):
+            return _cjk_term(tok)
         parts = identifier_parts(raw) if is_compound(raw) else []
         if parts:
             keys = [stem_key(tok)] + [stem_key(p) for p in parts]
@@ -329,7 +393,8 @@ def parse_query(text):
                 candidates.append((toks, True))
             else:
                 for t in toks:
-                    candidates.append(([t], False))
+                    for w in _split_long_run(t):
+                        candidates.append(([w], False))
     terms, stopped, stop_terms, seen = [], [], [], set()
     dropped = 0
     for toks, phrase in candidates:
@@ -426,9 +491,9 @@ def _folded_copy(s):
             out.append(ch)
             continue
         f = "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.category(c).startswith("M"))
-        if len(f) != 1:
+        if not f:
             return None
-        out.append(f)
+        out.append(f if len(f) == 1 and (ord(f) < 128 or _is_latin(f)) else ch)
     return "".join(out)
 
 

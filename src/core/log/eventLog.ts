@@ -12,12 +12,12 @@ import { PayloadStore } from './payloadStore';
 import { beginBulkAppend, type BulkAppend } from './ingest/bulkAppend';
 import { Redactor, type RedactionOptions } from './redaction';
 import { tableProblems, verifyLog, type LogVerification } from './verify';
-import { rebuildSearchIndex, type RebuildOptions } from './rebuildIndex';
+import { indexIsCurrent, rebuildSearchIndex, stampIndexVersion, type RebuildOptions } from './rebuildIndex';
 import { compactSearchIndex, indexSegments, type CompactOptions, type CompactResult } from './compactIndex';
 import { INDEX_BUFFER_BYTES, MIGRATIONS, SCHEMA_VERSION } from './schema';
 import { sleepSync } from '../db/sqliteErrors';
 import { CHAINED_COLUMNS, GENESIS, HeadFiles, chainHash, chainTip, asStored, ensureChainStart, headFileFor, readMeta, type ChainHead } from './chain';
-import { recoverDamagedLog, removeStaleSalvage, repairOnOpen, type OpenRepair, type RecoveryReport } from './recovery';
+import { recoverDamagedLog, removeStaleSalvage, repairOnOpen, writeLockFree, type OpenRepair, type RecoveryReport } from './recovery';
 import { purgeLog, type PurgeOptions, type PurgeResult } from './purge';
 import { prepareLogFolder } from '../logFolder';
 import { newSessionId } from '../sessionId';
@@ -170,6 +170,7 @@ export class EventLog {
         db.close();
         throw e;
       }
+      if (!indexIsCurrent(db)) warn('the search index was built by an older Scroll: words in Chinese, Japanese and Korean are found once it is rebuilt (`scroll reindex`, or the next open for writing)');
       return new EventLog(db, redactor, opts, path, payloadDir);
     }
     prepareLogFolder(dirname(path));
@@ -204,6 +205,8 @@ export class EventLog {
       const repaired = repairOnOpen(db, headFiles, { wait: false });
       if (repaired === 'busy') log.repairPending = true;
       else if (repaired) log.noteRepair(repaired);
+      // An index built by an older tokenizer is rebuilt from the log now, with progress told.
+      if (!indexIsCurrent(db)) log.reindexStale();
     } catch (e) {
       log.close();
       throw e;
@@ -515,6 +518,36 @@ export class EventLog {
   }
 
   /**
+   * Rebuilds an index built by another INDEX_VERSION (the tokenizer or the derived columns changed),
+   * telling progress through `onWarning` (at the start, every few seconds, at the end). A failure
+   * is told, not thrown: the old index still answers searches, and the next open tries again.
+   */
+  private reindexStale(): void {
+    if (!writeLockFree(this.db)) {
+      // An open never waits for another writer (a long ingest): the next open rebuilds it.
+      this.onWarning('the search index was built by an older Scroll; another process is writing the log, so it is rebuilt at the next open (`scroll reindex` does it now)');
+      return;
+    }
+    const total = Number((this.db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n);
+    this.onWarning(`the search index was built by an older Scroll: rebuilding it from the log (${total} events)…`);
+    const started = Date.now();
+    let told = started;
+    try {
+      const n = this.rebuildIndex({
+        onlyIfStale: true,
+        onProgress: (done, all) => {
+          if (Date.now() - told < 2000) return;
+          told = Date.now();
+          this.onWarning(`rebuilding the search index: ${done} of ${all} events`);
+        },
+      });
+      if (n >= 0) this.onWarning(`search index rebuilt: ${n} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    } catch (e) {
+      this.onWarning(`the search index could not be rebuilt now (${errorMessage(e)}); searches use the old one, and the next open tries again`);
+    }
+  }
+
+  /**
    * Merges the FTS index toward one segment in short steps (see compactIndex.ts), on this thread
    * (`compactIndexInBackground` in maintenance.ts runs it on a worker).
    */
@@ -693,6 +726,8 @@ function migrate(db: Database, path: string): void {
       db.prepare("INSERT INTO scroll_meta(key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(m.version));
       db.exec(`PRAGMA user_version = ${m.version}`);
     }
+    // A new log's index is written by this version from its first event on.
+    if (current === 0) stampIndexVersion(db);
     // The chain starts here: at the first event of a new log, or at an event recording the
     // migration of one that already holds events (chain.ts).
     if (ensureChainStart(db, { fromVersion: current, toVersion: SCHEMA_VERSION }) !== undefined) migratedHere.add(db);

@@ -463,7 +463,7 @@ export function repairOnOpen(db: Database, headFiles: string[], opts: { wait?: b
 }
 
 /** Whether the write lock can be had right now (taken and released at once; never waits). */
-function writeLockFree(db: Database): boolean {
+export function writeLockFree(db: Database): boolean {
   const wait = Number((db.prepare('PRAGMA busy_timeout').get() as { timeout: number }).timeout);
   db.exec('PRAGMA busy_timeout = 0');
   try {

@@ -38,6 +38,17 @@ export const LEAD_CHARS: number = rules.LEAD_CHARS;
 export const MAX_WINDOW_STARTS: number = rules.MAX_WINDOW_STARTS;
 /** A word cut by the window end is completed up to this many characters. */
 export const MAX_WORD_EXTENSION: number = rules.MAX_WORD_EXTENSION;
+/** Code point ranges of Han, kana and Hangul (scripts written without spaces between words). */
+export const CJK_RANGES: readonly (readonly [number, number])[] = Object.freeze(
+  rules.CJK_RANGES.map((r) => Object.freeze(r.split('-').map((x) => parseInt(x, 16)) as [number, number])),
+);
+/** A query run of CJK characters up to this long is one phrase of its bigrams; longer ones are split. */
+export const CJK_PHRASE_MAX: number = rules.CJK_PHRASE_MAX;
+/**
+ * Version of the index text (tokenizer rules and derived columns). Kept in scroll_meta as
+ * `index_version`; a log indexed by another version is reindexed when opened for writing.
+ */
+export const INDEX_VERSION: number = rules.INDEX_VERSION;
 /**
  * English stop words: function words that carry no topic. Pruned from queries (never from the
  * index, so phrases still match).

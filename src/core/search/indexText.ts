@@ -7,10 +7,13 @@
  *  - body: prose, i.e. the content with fenced code blocks cut out;
  *  - code: the inside of fenced code blocks (weighted low so code does not drown prose in bm25);
  *  - parts: the parts of each distinct compound identifier (`getUserById` → `get user by id`), so
- *    `user` finds it while the whole token stays findable in body/code;
+ *    `user` finds it while the whole token stays findable in body/code; and for each token holding
+ *    CJK characters (written without spaces, so a whole run is one token), its runs' character
+ *    bigrams and each run's last character (`재시도를` → `재시 시도 도를 를`) plus the other pieces
+ *    of a mixed token, so a query finds any substring of a run as a phrase of bigrams (query.ts);
  *  - headline: the model-written one-line note.
  */
-import { COMPOUND_SIGNAL, OTHER, cls, splitCompound } from './tokens';
+import { COMPOUND_SIGNAL, HAS_CJK, OTHER, TOKEN_RE, bigrams, cjkSegments, cls, splitCompound } from './tokens';
 
 export interface IndexDocument {
   body: string;
@@ -37,7 +40,33 @@ export function buildIndexDocument(content: string, headline?: string | null): I
     code = blocks.join('\n');
   }
   const head = headline ?? '';
-  return { body, code, parts: compoundParts(head ? content + '\n' + head : content), headline: head };
+  const all = head ? content + '\n' + head : content;
+  const compound = compoundParts(all);
+  const cjk = HAS_CJK.test(all) ? cjkGrams(all) : '';
+  return { body, code, parts: cjk ? (compound ? compound + '\n' + cjk : cjk) : compound, headline: head };
+}
+
+/**
+ * For every token holding CJK characters, one line: its runs as bigrams and last character, its
+ * other pieces as they are (`retry上限` → `retry 上限 限`). Only text with CJK pays for this.
+ */
+export function cjkGrams(text: string): string {
+  const lines: string[] = [];
+  for (const token of text.match(TOKEN_RE) ?? []) {
+    if (!HAS_CJK.test(token)) continue;
+    const out: string[] = [];
+    const segments = cjkSegments(token);
+    for (const seg of segments) {
+      if (typeof seg === 'string') {
+        out.push(seg);
+        continue;
+      }
+      out.push(...bigrams(seg));
+      if (seg.length > 1) out.push(seg[seg.length - 1]);
+    }
+    lines.push(out.join(' '));
+  }
+  return lines.join('\n');
 }
 
 /**

@@ -9,10 +9,14 @@
  *    words; a chunk of several tokens joined by joiners (`src/core/log.ts`, `foo.bar`, `e-mail`) is
  *    a phrase; a trailing possessive 's is dropped; apostrophes split words;
  *  - a compound identifier (`getUserById`, `user_id`) matches whole OR as the phrase of its parts;
+ *  - a token holding CJK characters (Han, kana, Hangul: no spaces between words) matches whole OR
+ *    as the phrase of its runs' character bigrams (the index holds them: indexText.ts), so any
+ *    substring of a run is found; one character matches as a prefix of the bigrams; a run longer
+ *    than CJK_PHRASE_MAX is searched as two-character words;
  *  - stop words are pruned (unless nothing else is left); at most MAX_TERMS terms are kept.
  */
-import { MAX_QUERY_CHARS, MAX_TERMS, STOP_WORDS } from './constants';
-import { TOKEN_RE, fold, identifierParts, isCompound, stemKey } from './tokens';
+import { CJK_PHRASE_MAX, MAX_QUERY_CHARS, MAX_TERMS, STOP_WORDS } from './constants';
+import { HAS_CJK, TOKEN_RE, bigrams, cjkSegments, fold, identifierParts, isCompound, stemKey } from './tokens';
 
 export { MAX_TERMS, MAX_QUERY_CHARS } from './constants';
 
@@ -47,6 +51,7 @@ function makeTerm(rawTokens: string[], forcePhrase: boolean): QueryTerm | null {
   if (rawTokens.length === 1 && !forcePhrase) {
     const raw = rawTokens[0];
     const tok = fold(raw);
+    if (HAS_CJK.test(tok)) return cjkTerm(tok);
     const parts = isCompound(raw) ? identifierParts(raw) : [];
     if (parts.length > 0) {
       const keys = [stemKey(tok), ...parts.map((p) => stemKey(p))];
@@ -61,6 +66,29 @@ function makeTerm(rawTokens: string[], forcePhrase: boolean): QueryTerm | null {
   }
   const keys = tokens.filter((t) => !STOP_WORDS.has(t)).map((t) => stemKey(t));
   return { type: 'phrase', text: tokens.join(' '), tokens, parts: [], fts: quote(tokens.join(' ')), keys: unique(keys) };
+}
+
+/** A token holding CJK characters: whole, or its runs as phrases of bigrams (see the rules above). */
+function cjkTerm(tok: string): QueryTerm {
+  const segments = cjkSegments(tok);
+  const run = (seg: string[]) => quote(bigrams(seg).join(' '));
+  let fts: string;
+  if (segments.length === 1 && typeof segments[0] !== 'string') {
+    const seg = segments[0];
+    fts = seg.length === 1 ? `${quote(tok)}*` : seg.length === 2 ? quote(tok) : `(${quote(tok)} OR ${run(seg)})`;
+  } else {
+    fts = `(${quote(tok)} OR (${segments.map((seg) => (typeof seg === 'string' ? quote(seg) : run(seg))).join(' AND ')}))`;
+  }
+  return { type: 'word', text: tok, tokens: [tok], parts: [], fts, keys: [stemKey(tok)] };
+}
+
+/** A pure CJK token longer than CJK_PHRASE_MAX → two-character words (the last one overlapping when odd). */
+function splitLongRun(token: string): string[] {
+  const chars = [...token];
+  if (chars.length <= CJK_PHRASE_MAX || !HAS_CJK.test(token) || cjkSegments(token).length !== 1) return [token];
+  const out: string[] = [];
+  for (let i = 0; i < chars.length; i += 2) out.push(i + 1 < chars.length ? chars[i] + chars[i + 1] : chars[i - 1] + chars[i]);
+  return out;
 }
 
 function unique<T>(xs: T[]): T[] {
@@ -117,7 +145,7 @@ export function parseQuery(input: unknown): ParsedQuery {
       const toks = chunk.match(TOKEN_RE);
       if (!toks) continue;
       if (toks.length > 1 && JOINERS.test(chunk)) candidates.push({ tokens: toks, phrase: true });
-      else for (const t of toks) candidates.push({ tokens: [t], phrase: false });
+      else for (const t of toks) for (const w of splitLongRun(t)) candidates.push({ tokens: [w], phrase: false });
     }
   });
 

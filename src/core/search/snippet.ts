@@ -58,6 +58,8 @@ export function snippetPrefixes(keys: readonly string[]): string[] {
   return out;
 }
 
+const LATIN_LETTER = /\p{Script=Latin}/u;
+
 /** Lower-case, diacritic-free copy with the same length, or null when folding changes the length. */
 function foldedCopy(s: string): string | null {
   let out = '';
@@ -68,8 +70,9 @@ function foldedCopy(s: string): string | null {
       continue;
     }
     const f = ch.normalize('NFD').replace(/\p{M}+/gu, '');
-    if (f.length !== 1) return null;
-    out += f;
+    if (f.length === 0) return null;
+    // As fold(): only Latin letters lose their marks (a Hangul syllable stays one character).
+    out += f.length === 1 && (f.charCodeAt(0) < 128 || LATIN_LETTER.test(f)) ? f : ch;
   }
   return out;
 }

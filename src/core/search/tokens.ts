@@ -6,17 +6,55 @@
  * from kernel/search_constants.json).
  */
 import { porterStem } from './porter';
+import { CJK_RANGES } from './constants';
 
 /** A run of token characters (unicode61 with `_` as a token character). */
 export const TOKEN_RE = /[\p{L}\p{N}_]+/gu;
 
-/** Lower case, diacritics removed (what unicode61 with remove_diacritics does to a token). */
+const LATIN = /\p{Script=Latin}/u;
+
+/**
+ * Lower case, diacritics removed from Latin letters: what unicode61 with remove_diacritics does to
+ * a token. It strips nothing from other scripts, so neither does this (decomposing a Hangul
+ * syllable into jamo, or が into か, made those words unfindable).
+ */
 export function fold(token: string): string {
   const lower = token.toLowerCase();
   // Fast path: plain ASCII has nothing to strip.
   // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(lower)) return lower;
-  return lower.normalize('NFD').replace(/\p{M}+/gu, '');
+  let out = '';
+  for (const ch of lower) {
+    if (ch.charCodeAt(0) < 128) {
+      out += ch;
+      continue;
+    }
+    const base = ch.normalize('NFD').replace(/\p{M}+/gu, '');
+    if (base === '') continue; // a lone mark (İ lower-cases to i + a combining dot)
+    out += base.length === 1 && (base.charCodeAt(0) < 128 || LATIN.test(base)) ? base : ch;
+  }
+  return out;
+}
+
+const CJK_CLASS = `[${CJK_RANGES.map(([a, b]) => `\\u{${a.toString(16)}}-\\u{${b.toString(16)}}`).join('')}]`;
+/** True when the text holds a CJK character (Han, kana, Hangul). */
+export const HAS_CJK = new RegExp(CJK_CLASS, 'u');
+const CJK_OR_NOT = new RegExp(`${CJK_CLASS}+|[^${CJK_CLASS.slice(1)}+`, 'gu');
+
+/**
+ * The parts of a token that holds CJK characters, in order: CJK runs (as arrays of characters)
+ * and the other pieces (`retry上限` → retry, [上, 限]).
+ */
+export function cjkSegments(token: string): (string | string[])[] {
+  return (token.match(CJK_OR_NOT) ?? []).map((seg) => (HAS_CJK.test(seg) ? [...seg] : seg));
+}
+
+/** Character bigrams of a run, in order (a one-character run is itself). */
+export function bigrams(run: readonly string[]): string[] {
+  if (run.length < 2) return [...run];
+  const out: string[] = [];
+  for (let i = 0; i + 1 < run.length; i++) out.push(run[i] + run[i + 1]);
+  return out;
 }
 
 const stemCache = new Map<string, string>();

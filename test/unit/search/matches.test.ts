@@ -181,6 +181,7 @@ test('the ranking constants and stop words are the shared file, not numbers in c
   for (const [name, value] of Object.entries(shared)) {
     if (name.startsWith('$')) continue;
     if (name === 'STOP_WORDS') assert.deepEqual([...constants.STOP_WORDS], value);
+    else if (name === 'CJK_RANGES') assert.deepEqual(constants.CJK_RANGES.map((r) => r.map((x) => x.toString(16).toUpperCase()).join('-')), value);
     else assert.deepEqual(exported[name], value, name);
   }
   for (const name of Object.keys(exported)) assert.ok(name in shared, `${name} is in the shared file`);

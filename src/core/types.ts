@@ -82,7 +82,7 @@ export interface SearchHit {
   name: string | null;
   headline: string | null;
   snippet: string;                    // matched terms wrapped in « » markers
-  /** True unless the event matches every term (`match` says why it is listed). */
+  /** True when the event is listed for another reason than matching every term (`match` says which). */
   broadened: boolean;
   /**
    * Why the event is listed: it matches every term; only some of them (the query was broadened);

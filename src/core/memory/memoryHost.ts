@@ -160,7 +160,7 @@ export class MemoryHost {
     if (typeof snippet !== 'boolean') throw new MemoryCallError('TypeError', `ms.search: snippet must be True or False, got ${pyRepr(snippet)}`);
     if (!snippet) opts.snippet = false;
     const r = searchEvents(this.log.database, query, opts);
-    return { hits: r.hits, broadened: r.broadened, terms: r.terms, pruned: r.pruned, message: r.message ?? null };
+    return { hits: r.hits, broadened: r.broadened, terms: r.terms, pruned: r.pruned, ...(r.ignored ? { ignored: r.ignored } : {}), message: r.message ?? null };
   }
 
   // -- MATERIALIZE --------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ test('search: the hits, flags and terms are exactly searchEvents on the same log
   }
   const r = (await host.call('search', { query: 'retry cap', k: 10 })) as { hits: Array<Record<string, unknown>> };
   assert.ok(r.hits.length >= 3);
-  assert.deepEqual(Object.keys(r.hits[0]).sort(), ['broadened', 'headline', 'kind', 'name', 'role', 'score', 'seq', 'session', 'snippet', 'ts']);
+  assert.deepEqual(Object.keys(r.hits[0]).sort(), ['broadened', 'headline', 'kind', 'match', 'name', 'role', 'score', 'seq', 'session', 'snippet', 'ts']);
   assert.match(String(r.hits[0].snippet), /«/);
   host.dispose();
 }));

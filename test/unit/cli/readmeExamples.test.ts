@@ -22,6 +22,8 @@ export interface Example {
   /** Lines the output must contain in order (`…` = any text); empty when the README shows none. */
   output: string[];
   exitCode: number;
+  /** Set when another program runs the command (`claude mcp add scroll -- scroll mcp …`): that program's part. */
+  launchedBy?: string;
 }
 
 export interface Block {
@@ -78,7 +80,10 @@ function shCommands(body: Array<{ text: string; line: number }>): Example[] {
     const line = body[j].line;
     let command = body[j].text;
     while (/\\\s*$/.test(command) && j + 1 < body.length) command = command.replace(/\\\s*$/, '') + ' ' + body[++j].text.trim();
-    if (runsScroll(command.trim())) out.push({ line, command: command.trim(), output: [], exitCode: exitCodeOf(command) });
+    command = command.trim();
+    const launched = /^(.*?\s)--\s+(scroll\s.*)$/.exec(command);
+    if (runsScroll(command)) out.push({ line, command, output: [], exitCode: exitCodeOf(command) });
+    else if (launched) out.push({ line, command: launched[2], output: [], exitCode: exitCodeOf(command), launchedBy: launched[1].trim() });
   }
   return out;
 }
@@ -109,6 +114,8 @@ export function missingOutput(expected: string[], actual: string): string | unde
   return undefined;
 }
 
+const MCP_INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'readme-examples-test', version: '0' } } }) + '\n';
+
 interface Run {
   code: number | null;
   stdout: string;
@@ -116,13 +123,14 @@ interface Run {
 }
 
 /** Runs one line in sh, as a reader would paste it (async: the fake model server runs in this process). */
-function sh(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Run> {
+function sh(command: string, cwd: string, env: NodeJS.ProcessEnv, stdin?: string): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', command], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', command], { cwd, env, stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (stdin !== undefined) child.stdin?.end(stdin);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout?.on('data', (d) => (stdout += d));
+    child.stderr?.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
     child.on('error', reject);
     child.on('close', (code) => {
@@ -181,6 +189,7 @@ describe('README examples (README.md, `scroll …` lines) against the sample wor
       'npm test',
       'claude -p x | scroll import claude-code --path -',
       'scroll import --watch',
+      'claude mcp add scroll -- scroll mcp --workspace "$PWD"     # Claude Code',
       '```',
       '```console',
       '$ scroll search x      # exits 2',
@@ -189,10 +198,11 @@ describe('README examples (README.md, `scroll …` lines) against the sample wor
     ].join('\n');
     const [sh1, console1] = readmeBlocks(md);
     assert.deepEqual(sh1.setup, ['mkdir -p ~/x']);
-    assert.deepEqual(sh1.examples.map((e) => e.command), ['scroll stats   # comment', 'scroll chat --model m  --message "hi"', 'claude -p x | scroll import claude-code --path -']);
+    assert.deepEqual(sh1.examples.map((e) => e.command).slice(0, 3), ['scroll stats   # comment', 'scroll chat --model m  --message "hi"', 'claude -p x | scroll import claude-code --path -']);
     assert.deepEqual(sh1.skipped.map((s) => [s.line, s.reason]), [[9, 'runs until Ctrl-C']]);
+    assert.deepEqual(sh1.examples[3], { line: 10, command: 'scroll mcp --workspace "$PWD"     # Claude Code', output: [], exitCode: 0, launchedBy: 'claude mcp add scroll' });
     assert.deepEqual(console1.setup, [], 'directives apply to the next block only');
-    assert.deepEqual(console1.examples, [{ line: 12, command: 'scroll search x      # exits 2', output: ['scroll search: unknown …'], exitCode: 2 }]);
+    assert.deepEqual(console1.examples, [{ line: 13, command: 'scroll search x      # exits 2', output: ['scroll search: unknown …'], exitCode: 2 }]);
     assert.equal(missingOutput(['#24  …  user/x', '…', '#3  …'], 'head\n#24  1.0  user/x\n#2  a\n#3  b\n'), undefined);
     assert.equal(missingOutput(['#3  …', '#24  …'], '#24  a\n#3  b\n'), '#24  …', 'in order');
   });
@@ -218,11 +228,15 @@ describe('README examples (README.md, `scroll …` lines) against the sample wor
           fake.handlers = Array.from({ length: 10 }, () => (_req, _body, res) => sse(res, [delta({ content: 'In parse_rows, with .upper() (seq 19).' })]));
           fake.requests = [];
         }
-        const r = await sh(command, dir, blockEnv);
+        // A server another agent starts (`… -- scroll mcp …`) is started as that agent would: it must answer
+        // MCP's initialize on stdin and exit when stdin closes.
+        const mcp = example.launchedBy !== undefined && /^scroll mcp\s/.test(command);
+        const r = await sh(command, dir, blockEnv, mcp ? MCP_INITIALIZE : undefined);
         const where = `README.md:${example.line}: ${example.command}`;
         assert.equal(r.code, example.exitCode, `${where}\nexit ${r.code}\nstdout: ${r.stdout.slice(0, 2000)}\nstderr: ${r.stderr.slice(0, 2000)}`);
         const missing = missingOutput(example.output, r.stdout + r.stderr);
         assert.equal(missing, undefined, `${where}\nthe README shows "${missing}", the command printed:\n${r.stdout}${r.stderr}`);
+        if (mcp) assert.match(r.stdout, /"serverInfo":\{"name":"scroll-memory"/, `${where}: answers initialize`);
         if (chat) {
           assert.ok(fake.requests.length >= 1, `${where}: the model server was asked`);
           assert.match(r.stdout, /In parse_rows, with \.upper\(\) \(seq 19\)\./);

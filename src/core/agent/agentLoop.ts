@@ -29,6 +29,7 @@ import type { IndexTitle } from './evictionIndex';
 import type { ChatMessage, ModelClient, ToolCall, ToolDefinition } from './model';
 import { fallbackTitle, modelTitle } from './titles';
 import { scrollExecTool, type AgentTool, type ToolOutput } from './tools';
+import { canonicalCall } from './toolTable';
 import { WorkingView, type EvictionPlan, type WorkingViewOptions } from './workingView';
 
 /** What the loop needs from the event log (EventLog satisfies it). */
@@ -345,7 +346,11 @@ export class AgentLoop {
       meta: call.inputError ? { inputError: call.inputError } : {},
     });
     progress({ type: 'tool_call', step, call, seq: callEv.seq });
-    const tool = this.tools.find((t) => t.definition.name === call.name);
+    // A name from before the tool table (an old log replayed) means today's tool.
+    const named = this.tools.find((t) => t.definition.name === call.name);
+    const legacy = named ? undefined : canonicalCall(call.name, call.input);
+    const tool = named ?? this.tools.find((t) => t.definition.name === legacy?.name);
+    const input = named || !legacy ? call.input : legacy.input;
     let out: ToolOutput;
     let cancelled = false;
     if (call.inputError) out = { content: fill(T.inputRejected, { error: call.inputError }), isError: true };
@@ -355,7 +360,7 @@ export class AgentLoop {
     } else {
       try {
         throwIfAborted(signal);
-        const r = await tool.invoke(call.input, {
+        const r = await tool.invoke(input, {
           signal,
           session: this.session,
           step,

@@ -2,7 +2,7 @@
  * Tools the agent loop offers the model. `scroll_exec` is always there when a kernel is; hosts add
  * their own (`AgentTool`): the CLI its workspace tools, the editor its own.
  */
-import { toolDescription } from '../../prompts';
+import { TOOL_NAMES, toolDefinition } from './toolTable';
 import type { Kernel, KernelResult } from '../kernel/kernel';
 import { LoggedKernel, type LoggedExecuteOptions } from '../kernel/loggedKernel';
 import type { NewEvent, LogEvent } from '../types';
@@ -34,7 +34,7 @@ export interface AgentTool {
   invoke(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput | string>;
 }
 
-export const SCROLL_EXEC = 'scroll_exec';
+export const SCROLL_EXEC = TOOL_NAMES.exec;
 
 export interface ScrollExecOptions {
   /** Per-cell timeout (default 60 s). */
@@ -49,16 +49,7 @@ export interface ScrollExecOptions {
 /** `scroll_exec`: run Python in the session kernel; the result is what the cell printed. */
 export function scrollExecTool(kernel: Kernel, opts: ScrollExecOptions = {}): AgentTool {
   return {
-    definition: {
-      name: SCROLL_EXEC,
-      description: toolDescription('scroll_exec'),
-      inputSchema: {
-        type: 'object',
-        properties: { code: { type: 'string', description: 'Python source to run. print() what you want to see.' } },
-        required: ['code'],
-        additionalProperties: false,
-      },
-    },
+    definition: toolDefinition(TOOL_NAMES.exec),
     async invoke(input, ctx) {
       const code = input.code;
       if (typeof code !== 'string' || !code.trim()) {

@@ -3,3 +3,4 @@ export * from './confine';
 export * from './patterns';
 export * from './walk';
 export * from './files';
+export * from './fileTools';

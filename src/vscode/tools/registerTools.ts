@@ -7,6 +7,7 @@
  * (trace: name, duration, size of the result; an error's name), never its input or result.
  */
 import * as vscode from 'vscode';
+import { TOOL_NAMES } from '../../core/agent/toolTable';
 import type { ToolOutput } from '../../core/agent/tools';
 import { parseSeqSpec } from '../documents/eventMarkdown';
 import { cellAsksFirst, EXEC_CONFIRMATION_TITLE, execConsentReason, type CellConfinement } from '../kernel/cellConfinement';
@@ -20,21 +21,12 @@ import {
   planEdit,
   readWorkspaceFile,
   relativePath,
-  runShellCommand,
+  runWorkspaceCommand,
   searchWorkspaceText,
 } from './workspaceFiles';
 import { expandHistory, searchHistoryText } from './historyText';
 
-export const TOOL_NAMES = {
-  searchHistory: 'scroll_searchHistory',
-  expandEvent: 'scroll_expandEvent',
-  readFile: 'scroll_readFile',
-  listFiles: 'scroll_listFiles',
-  searchText: 'scroll_searchText',
-  editFile: 'scroll_editFile',
-  runCommand: 'scroll_runCommand',
-  exec: 'scroll_exec',
-} as const;
+export { TOOL_NAMES };
 
 /** Tools @scroll offers its model, in this order. */
 export const PARTICIPANT_TOOLS: readonly string[] = [
@@ -170,7 +162,7 @@ export function registerTools(context: vscode.ExtensionContext, services: ToolSe
       const command = typeof o.input.command === 'string' ? o.input.command.trim() : '';
       if (!command) throw new Error('command is required');
       const timeoutMs = typeof o.input.timeoutMs === 'number' && o.input.timeoutMs > 0 ? Math.min(o.input.timeoutMs, 3_600_000) : RUN_TIMEOUT_MS;
-      const run = await runShellCommand(command, { timeoutMs, token });
+      const run = await runWorkspaceCommand(command, { timeoutMs, token });
       // The whole output goes back: the agent loop logs it (large output lands in the payload store)
       // and shows the model a preview with the seq of the full copy.
       return text(formatCommandRun(run));

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { applyEdit, listWorkspaceFiles, planEdit, resolveInWorkspace, runShellCommand, searchWorkspaceText } from '../../../src/vscode/tools/workspaceFiles';
+import { applyEdit, listWorkspaceFiles, planEdit, resolveInWorkspace, runWorkspaceCommand, searchWorkspaceText } from '../../../src/vscode/tools/workspaceFiles';
 import { scrollApi, toolText, workspaceRoot } from './helpers';
 
 const invoke = async (name: string, input: Record<string, unknown>) =>
@@ -106,7 +106,7 @@ describe('workspace tools: one confinement rule (editor)', function () {
     const saved = process.env.GITHUB_TOKEN;
     process.env.GITHUB_TOKEN = 'ghp_hostconfinement';
     try {
-      const r = await runShellCommand('env', { timeoutMs: 10_000 });
+      const r = await runWorkspaceCommand('env', { timeoutMs: 10_000 });
       assert.equal(r.exitCode, 0);
       assert.doesNotMatch(r.stdout, /GITHUB_TOKEN|ghp_hostconfinement|OPENAI_API_KEY/);
     } finally {

@@ -34,8 +34,8 @@ options:
   --max-steps N            model calls per message before stopping (default 40)
   --session S              session to continue (default: a new one; its id is printed on stderr)
   --message M              a user message (repeat for several); otherwise stdin lines
-  --allow-write            offer write_file to the model
-  --allow-run              offer run_command to the model (commands run unsandboxed, like in a terminal)
+  --allow-write            offer scroll_editFile to the model
+  --allow-run              offer scroll_runCommand to the model (commands run unsandboxed, like in a terminal)
   --no-kernel              do not start the Python kernel (no scroll_exec)
   --sandbox MODE           the kernel's OS sandbox: auto (default) | require | off
   --allow-unsandboxed-kernel

@@ -26,7 +26,7 @@ export interface LineMatcher {
   test(line: string): boolean;
 }
 
-const SIMPLER = 'use a simpler pattern, or search for a literal string (regex: false)';
+const SIMPLER = 'use a simpler pattern, or search for a literal string (isRegex: false)';
 const ENGINE = 'the regular expression engine (RE2: linear time, so that no pattern can hang the search)';
 
 /** A JavaScript-syntax feature RE2 cannot match, found escape- and class-aware; undefined when none. */

@@ -33,40 +33,44 @@ describe('workspace tools', () => {
 
   test('only read/list/search without permissions; write and run need confirmation', () => {
     const names = workspaceTools({ root }).map((t) => t.definition.name);
-    assert.deepEqual(names, ['read_file', 'list_files', 'search_text']);
-    assert.equal(tools.get('write_file')!.needsConfirmation, true);
-    assert.equal(tools.get('run_command')!.needsConfirmation, true);
+    assert.deepEqual(names, ['scroll_readFile', 'scroll_listFiles', 'scroll_searchText']);
+    assert.equal(tools.get('scroll_editFile')!.needsConfirmation, true);
+    assert.equal(tools.get('scroll_runCommand')!.needsConfirmation, true);
   });
 
   test('read, list and search', async () => {
-    assert.match(text(await tools.get('read_file')!.invoke({ path: 'src/a.ts', start_line: 2 }, ctx)), /^src\/a\.ts \(3 lines\)\n2: export function getUser/);
-    const list = text(await tools.get('list_files')!.invoke({ recursive: true }, ctx));
+    assert.equal(text(await tools.get('scroll_readFile')!.invoke({ path: 'src/a.ts', startLine: 2, endLine: 2 }, ctx)), 'src/a.ts lines 2-2 of 3\nexport function getUser() {}');
+    const list = text(await tools.get('scroll_listFiles')!.invoke({}, ctx));
     assert.match(list, /src\/a\.ts/);
     assert.doesNotMatch(list, /skip\.js/);
-    assert.equal(text(await tools.get('search_text')!.invoke({ pattern: 'getUser' }, ctx)), 'src/a.ts:2: export function getUser() {}');
-    assert.match(text(await tools.get('search_text')!.invoke({ pattern: 'user.d', regex: true, ignore_case: true }, ctx)), /src\/a\.ts:1/);
+    assert.equal(text(await tools.get('scroll_searchText')!.invoke({ query: 'getUser' }, ctx)), 'src/a.ts:2: export function getUser() {}');
+    assert.match(text(await tools.get('scroll_searchText')!.invoke({ query: 'user.d', isRegex: true }, ctx)), /src\/a\.ts:1/);
+    assert.match(text(await tools.get('scroll_listFiles')!.invoke({ pattern: 'src/*.ts' }, ctx)), /^1 files matching src\/\*\.ts:\nsrc\/a\.ts$/);
   });
 
   test('paths that escape the workspace are refused, through .. and through symlinks', async () => {
     for (const p of ['../x', '/etc/passwd', 'link/secret.txt']) {
-      const r = await tools.get('read_file')!.invoke({ path: p }, ctx);
+      const r = await tools.get('scroll_readFile')!.invoke({ path: p }, ctx);
       assert.ok(isError(r), p);
       assert.match(text(r), /outside the workspace/);
     }
     assert.throws(() => insideRoot(root, 'link/new-file.txt'), /outside the workspace/);
-    const w = await tools.get('write_file')!.invoke({ path: '../escape.txt', content: 'x' }, ctx);
+    const w = await tools.get('scroll_editFile')!.invoke({ path: '../escape.txt', newText: 'x' }, ctx);
     assert.ok(isError(w));
   });
 
-  test('write_file and run_command work inside the workspace; failures are reported, not thrown', async () => {
-    assert.match(text(await tools.get('write_file')!.invoke({ path: 'new/dir/f.txt', content: 'hi' }, ctx)), /wrote 2 bytes/);
+  test('scroll_editFile and scroll_runCommand work inside the workspace; failures are reported, not thrown', async () => {
+    assert.equal(text(await tools.get('scroll_editFile')!.invoke({ path: 'new/dir/f.txt', newText: 'hi' }, ctx)), 'Created new/dir/f.txt (1 lines).');
     assert.equal(readFileSync(join(root, 'new', 'dir', 'f.txt'), 'utf8'), 'hi');
-    assert.equal(text(await tools.get('run_command')!.invoke({ command: 'cat new/dir/f.txt' }, ctx)), 'exit code 0\nhi');
-    const bad = await tools.get('run_command')!.invoke({ command: 'exit 3' }, ctx);
+    assert.equal(text(await tools.get('scroll_editFile')!.invoke({ path: 'new/dir/f.txt', oldText: 'hi', newText: 'hello\nworld' }, ctx)), 'Edited new/dir/f.txt (2 lines, +1).');
+    assert.ok(isError(await tools.get('scroll_editFile')!.invoke({ path: 'new/dir/f.txt', oldText: 'absent', newText: 'x' }, ctx)));
+    assert.match(text(await tools.get('scroll_runCommand')!.invoke({ command: 'cat new/dir/f.txt' }, ctx)), /^\$ cat new\/dir\/f\.txt\nexit code 0, \d+ ms\n--- stdout ---\nhello\nworld$/);
+    const bad = await tools.get('scroll_runCommand')!.invoke({ command: 'exit 3' }, ctx);
     assert.ok(isError(bad));
     assert.match(text(bad), /exit code 3/);
-    const slow = await tools.get('run_command')!.invoke({ command: 'sleep 5', timeout_ms: 200 }, ctx);
-    assert.match(text(slow), /killed: timed out after 200 ms/);
-    assert.ok(isError(await tools.get('write_file')!.invoke({ path: '.scroll/x', content: '' }, ctx)));
+    const slow = await tools.get('scroll_runCommand')!.invoke({ command: 'sleep 5', timeoutMs: 200 }, ctx);
+    assert.match(text(slow), /timed out after \d+ ms \(killed\)/);
+    assert.ok(isError(slow));
+    assert.ok(isError(await tools.get('scroll_editFile')!.invoke({ path: '.scroll/x', newText: '' }, ctx)));
   });
 });

@@ -45,12 +45,13 @@ describe('scroll chat (against a loopback OpenAI-compatible server)', () => {
       // The kernel's printed output came back as the tool result.
       const tool = body.messages.find((m: { role: string }) => m.role === 'tool');
       assert.equal(tool.content, '42');
+      // A name from before the tool table (as an old log holds it) still means the tool it was.
       sse(res, [toolCall('c2', 'search_text', { pattern: 'port' })]);
     });
     fake.handlers.push((_q, body, res) => {
       const last = body.messages[body.messages.length - 1];
       assert.match(last.content, /notes\.txt:2: port 6543/);
-      assert.deepEqual(body.tools.map((t: { function: { name: string } }) => t.function.name), ['scroll_exec', 'read_file', 'list_files', 'search_text']);
+      assert.deepEqual(body.tools.map((t: { function: { name: string } }) => t.function.name), ['scroll_exec', 'scroll_readFile', 'scroll_listFiles', 'scroll_searchText']);
       sse(res, [delta({ content: 'The answer is 42 ' }), delta({ content: 'and the port is 6543.' })]);
     });
     const io = memoryIO(dir, '', { MY_KEY: 'secret-key' });
@@ -85,12 +86,12 @@ describe('scroll chat (against a loopback OpenAI-compatible server)', () => {
 
   test('write and run tools are offered only when allowed', async () => {
     fake.handlers.push((_q, body, res) => {
-      assert.deepEqual(body.tools.map((t: { function: { name: string } }) => t.function.name), ['read_file', 'list_files', 'search_text', 'write_file', 'run_command']);
-      sse(res, [toolCall('w1', 'write_file', { path: 'out.txt', content: 'hello' })]);
+      assert.deepEqual(body.tools.map((t: { function: { name: string } }) => t.function.name), ['scroll_readFile', 'scroll_listFiles', 'scroll_searchText', 'scroll_editFile', 'scroll_runCommand']);
+      sse(res, [toolCall('w1', 'scroll_editFile', { path: 'out.txt', newText: 'hello' })]);
     });
-    fake.handlers.push((_q, _b, res) => sse(res, [toolCall('r1', 'run_command', { command: 'cat out.txt' })]));
+    fake.handlers.push((_q, _b, res) => sse(res, [toolCall('r1', 'scroll_runCommand', { command: 'cat out.txt' })]));
     fake.handlers.push((_q, body, res) => {
-      assert.match(body.messages[body.messages.length - 1].content, /exit code 0\nhello/);
+      assert.match(body.messages[body.messages.length - 1].content, /exit code 0, \d+ ms\n--- stdout ---\nhello/);
       sse(res, [delta({ content: 'done' })]);
     });
     const io = memoryIO(dir);

@@ -39,18 +39,18 @@ describe('workspace confinement (CLI tools)', () => {
   });
 
   test('a write through a dangling symlink leaf is refused and creates nothing outside', async () => {
-    const r = await call('write_file', { path: 'dangling', content: 'pwned' });
+    const r = await call('scroll_editFile', { path: 'dangling', newText: 'pwned' });
     assert.ok(isError(r), text(r));
     assert.match(text(r), /symbolic link/);
     assert.ok(!existsSync(join(outside, 'created.txt')), 'nothing was created outside the workspace');
-    const d = await call('write_file', { path: 'danglingdir/x.txt', content: 'pwned' });
+    const d = await call('scroll_editFile', { path: 'danglingdir/x.txt', newText: 'pwned' });
     assert.ok(isError(d), text(d));
     assert.ok(!existsSync(join(outside, 'newdir')), 'no folder was created outside the workspace');
     assert.deepEqual(readdirSync(outside), ['secret.txt']);
   });
 
   test('a write through a symlink leaf that stays inside is refused too; the target is unchanged', async () => {
-    const r = await call('write_file', { path: 'inlink', content: 'changed' });
+    const r = await call('scroll_editFile', { path: 'inlink', newText: 'changed' });
     assert.ok(isError(r), text(r));
     assert.equal(readFileSync(join(root, 'src', 'a.txt'), 'utf8'), 'inside text\n');
   });
@@ -63,31 +63,29 @@ describe('workspace confinement (CLI tools)', () => {
       t.skip('no hard links between these folders');
       return;
     }
-    const r = await call('write_file', { path: 'hard.txt', content: 'inside\n' });
+    const r = await call('scroll_editFile', { path: 'hard.txt', newText: 'inside\n' });
     assert.ok(!isError(r), text(r));
     assert.equal(readFileSync(join(outside, 'shared.txt'), 'utf8'), 'outside\n');
     assert.equal(readFileSync(join(root, 'hard.txt'), 'utf8'), 'inside\n');
     rmSync(join(outside, 'shared.txt'));
   });
 
-  test('a folder link leading out is not walked by search_text or list_files, nor readable through', async () => {
-    const found = text(await call('search_text', { pattern: 'TOPSECRET' }));
+  test('a folder link leading out is not walked by scroll_searchText or scroll_listFiles, nor readable through', async () => {
+    const found = text(await call('scroll_searchText', { query: 'TOPSECRET' }));
     assert.doesNotMatch(found, /TOPSECRET-42/);
-    const listed = text(await call('list_files', { recursive: true }));
+    const listed = text(await call('scroll_listFiles', {}));
     assert.doesNotMatch(listed, /secret\.txt/);
     assert.match(listed, /src\/a\.txt/);
-    for (const p of ['link/secret.txt', 'link']) {
-      const r = await call(p === 'link' ? 'search_text' : 'read_file', p === 'link' ? { pattern: 'TOPSECRET', path: p } : { path: p });
-      assert.ok(isError(r), `${p}: ${text(r)}`);
-      assert.doesNotMatch(text(r), /TOPSECRET-42/);
-    }
-    const listLink = await call('list_files', { path: 'link' });
-    assert.ok(isError(listLink), text(listLink));
+    const read = await call('scroll_readFile', { path: 'link/secret.txt' });
+    assert.ok(isError(read), text(read));
+    assert.doesNotMatch(text(read), /TOPSECRET-42/);
+    assert.equal(text(await call('scroll_searchText', { query: 'TOPSECRET', include: 'link/**' })), 'No matches for TOPSECRET in link/**.');
+    assert.equal(text(await call('scroll_listFiles', { pattern: 'link/**' })), 'No files match link/**.');
   });
 
   test('.scroll is protected in any spelling and through ..', async () => {
     for (const p of ['.SCROLL/x', '.Scroll/x', './sub/../.scroll/x', '.scroll/scroll.db', 'sub/../.SCROLL/y']) {
-      const r = await call('write_file', { path: p, content: 'x' });
+      const r = await call('scroll_editFile', { path: p, newText: 'x' });
       assert.ok(isError(r), `${p}: ${text(r)}`);
       assert.match(text(r), /\.scroll/i);
     }
@@ -97,30 +95,30 @@ describe('workspace confinement (CLI tools)', () => {
   });
 
   test('..config is a legal name; absolute paths inside the workspace are fine', async () => {
-    const r = await call('write_file', { path: '..config/x', content: 'ok' });
+    const r = await call('scroll_editFile', { path: '..config/x', newText: 'ok' });
     assert.ok(!isError(r), text(r));
     assert.equal(readFileSync(join(root, '..config', 'x'), 'utf8'), 'ok');
-    assert.match(text(await call('read_file', { path: join(root, '..config', 'x') })), /1: ok/);
+    assert.equal(text(await call('scroll_readFile', { path: join(root, '..config', 'x') })), '..config/x (1 lines)\nok');
   });
 
   test('a catastrophic regular expression returns quickly with a result or a clear error', async () => {
     writeFileSync(join(root, 'src', 'redos.txt'), `${'a'.repeat(28)}b\n`);
     for (const ignore_case of [false, true]) {
       const t0 = Date.now();
-      const r = await call('search_text', { pattern: '(a+)+$', regex: true, ignore_case, path: 'src' });
+      const r = await call('scroll_searchText', { query: ignore_case ? '(?i)(a+)+$' : '(a+)+$', isRegex: true, include: 'src/**' });
       const ms = Date.now() - t0;
       assert.ok(ms < 1000, `took ${ms} ms`);
       assert.ok(!isError(r) || /pattern|regular expression/i.test(text(r)), text(r));
     }
   });
 
-  test('run_command does not hand the command credentials from the environment', async () => {
+  test('scroll_runCommand does not hand the command credentials from the environment', async () => {
     const saved = { GITHUB_TOKEN: process.env.GITHUB_TOKEN, OPENAI_API_KEY: process.env.OPENAI_API_KEY };
     process.env.GITHUB_TOKEN = 'ghp_confinementtest';
     process.env.OPENAI_API_KEY = 'sk-confinementtest';
     try {
-      const r = text(await call('run_command', { command: 'env' }));
-      assert.match(r, /^exit code 0/);
+      const r = text(await call('scroll_runCommand', { command: 'env' }));
+      assert.match(r, /^\$ env\nexit code 0/);
       assert.match(r, /\nPATH=/);
       assert.doesNotMatch(r, /GITHUB_TOKEN|OPENAI_API_KEY|confinementtest/);
     } finally {

@@ -11,8 +11,8 @@
  * headers, YAML/TOML/JSON/XML, .env, command flags), where the name is split into words and the
  * value must be a literal (not a placeholder, a reference, a type or code); credentials in URLs of
  * any scheme; Authorization headers; a few commands' password flags; Kubernetes Secret data.
- * A pre-test of two scans over a text (the rules' triggers) decides which rules run, if any: most
- * text holds no secret.
+ * A pre-test over a text (the rules' triggers: a few string searches and two scans) decides which
+ * rules run, if any: most text holds no secret.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
@@ -36,14 +36,29 @@ export interface RedactionRule {
   secretGroup?: number;
   /** Matched values this returns true for are not secrets after all (numbers, references). */
   keep?: (secret: string) => boolean;
-  /** …or a function that returns the text with its secrets replaced by `mark(type, secret)`. */
-  apply?: (text: string, mark: Marker) => string;
+  /**
+   * …or a function that returns the text with its secrets replaced by `mark(type, secret)`.
+   * `nameHits`, when given: where a name word (NAME_WORD_SCAN) starts in `text`, found by the
+   * pre-test's scan (the assignment scanner uses them instead of scanning again).
+   */
+  apply?: (text: string, mark: Marker, nameHits?: readonly number[]) => string;
   /**
    * Cheap pre-test (no g/y flag): the rule only runs on a text this matches. Its source is also
    * part of the scans that decide which rules run, so it must not use capture groups or
    * backreferences. Omitted (an extra pattern): the rule runs on every text.
    */
   trigger?: RegExp;
+  /**
+   * For a case-sensitive trigger: literals, one of which every text the trigger matches contains.
+   * A text with none of them skips the trigger's regex (a string search is much faster).
+   */
+  needs?: readonly string[];
+  /**
+   * A case-insensitive trigger started where a word of CASELESS_WORDS starts (flags `iy`): it
+   * matches at some such place exactly when the trigger matches the text. Lets one scan for those
+   * words decide all the case-insensitive rules.
+   */
+  atWord?: RegExp;
 }
 
 export interface RedactionOptions {
@@ -273,6 +288,15 @@ const MAX_NAME = 100;
 /** Bare values longer than this are judged once, cheaply, and skipped over (no name inside is looked at). */
 const MAX_VALUE = 512;
 
+const BT = '`';
+/** After a strong word: the rest of the name, blanks, then 3 characters of a value, maybe quoted (`password s3cr3t`, `--passphrase 'ab…'`). */
+const STRONG_THEN_VALUE = String.raw`[\w.-]{0,${MAX_NAME}}(?:\\?["'${BT}\]]){0,2}[ \t]+(?:\\?["'${BT}])?[^\s"'${BT}\\]{3}`;
+/** After any word: the rest of the name, then a separator (`key=`, `"api_key":`, `token ?=`, `<password>`, `key="x" value=`). */
+const NAME_THEN_SEPARATOR = String.raw`[\w.-]{0,${MAX_NAME}}(?<!\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf))(?:\\?["'${BT}\]]){0,2}(?:[ \t]*[=:,>!?<+]|[ \t]+value[ \t]*=)`;
+const ANY_NAME_WORD = '(?:pass|pwd|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z]))';
+const FLAG_WORD = '(?:key|cred|private|authoriz|dockerc)';
+/** After a flag's word: the rest of the flag, then a blank (`--api-key v`, `--credentials v`). */
+const FLAG_THEN_BLANK = String.raw`[\w.-]{0,${MAX_NAME}}[ \t]`;
 /**
  * The scanner's pre-test: a word of a name, the rest of the name, then what the scanner accepts
  * after a name: a separator, `value=` (an XML attribute), blanks and a value (strong words only:
@@ -281,13 +305,17 @@ const MAX_VALUE = 512;
  * check it skips nothing the scanner would change.
  */
 const NAME_WORD_TRIGGER = new RegExp(
-  // a strong word, blanks, then 3 characters of a value, maybe quoted (`password s3cr3t`, `--passphrase 'ab…'`)
-  String.raw`(?:pass|pwd|secret|token|apikey|accesskey|secretkey)[\w.-]{0,${MAX_NAME}}(?:\\?["'${'`'}\]]){0,2}[ \t]+(?:\\?["'${'`'}])?[^\s"'${'`'}\\]{3}|` +
-    // any word of a name, then a separator (`key=`, `"api_key":`, `token ?=`, `<password>`, `key="x" value=`)
-    String.raw`(?:pass|pwd|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z]))[\w.-]{0,${MAX_NAME}}(?<!\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf))(?:\\?["'${'`'}\]]){0,2}(?:[ \t]*[=:,>!?<+]|[ \t]+value[ \t]*=)|` +
-    // a flag whose value follows a blank (`--api-key v`, `--credentials v`)
-    String.raw`-[\w.-]{0,${MAX_NAME}}(?:key|cred|private|authoriz|dockerc)[\w.-]{0,${MAX_NAME}}[ \t]`,
+  `(?:pass|pwd|secret|token|apikey|accesskey|secretkey)${STRONG_THEN_VALUE}|${ANY_NAME_WORD}${NAME_THEN_SEPARATOR}|-[\\w.-]{0,${MAX_NAME}}${FLAG_WORD}${FLAG_THEN_BLANK}`,
   'i',
+);
+/**
+ * NAME_WORD_TRIGGER started where a word of CASELESS_WORDS starts (for the pre-test's one scan):
+ * `apikey`/`accesskey` are looked at from their `key` (`secretkey` is `secret` followed by name
+ * characters), a flag from its word back to its `-`.
+ */
+const NAME_WORD_AT_WORD = new RegExp(
+  `(?:pass|pwd|secret|token|key(?<=apikey|accesskey))${STRONG_THEN_VALUE}|${ANY_NAME_WORD}${NAME_THEN_SEPARATOR}|(?<=-[\\w.-]{0,${MAX_NAME}})${FLAG_WORD}${FLAG_THEN_BLANK}`,
+  'iy',
 );
 
 function isNameChar(c: number): boolean {
@@ -479,7 +507,12 @@ function blankSeparated(name: string): boolean {
   return nameWords(name).some((w) => /pass|pwd|secret|token|apikey|accesskey|secretkey/.test(w) && w !== 'tokens' && w !== 'secrets');
 }
 
-function scanAssignments(text: string, mark: Marker): string {
+/**
+ * `nameHits`: where NAME_WORD_SCAN matches in `text`, in order, when the pre-test has found them
+ * already (its scan for the gate's words passes every place a name word starts); else the scanner
+ * finds them itself.
+ */
+function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[]): string {
   const found: Found[] = [];
   // Markers already in the text (from earlier rules): names inside them are not names.
   const markers: Array<[number, number]> = [];
@@ -489,16 +522,24 @@ function scanAssignments(text: string, mark: Marker): string {
   }
   let mi = 0;
   let resume = 0;
-  NAME_WORD_SCAN.lastIndex = 0;
-  for (let m = NAME_WORD_SCAN.exec(text); m !== null; m = NAME_WORD_SCAN.exec(text)) {
-    const hit = m.index;
-    if (hit < resume) continue;
+  let k = 0;
+  // The first place a name word starts at or after `resume`.
+  const nextHit = (): number => {
+    if (nameHits) {
+      while (k < nameHits.length && nameHits[k] < resume) k++;
+      return k < nameHits.length ? nameHits[k++] : -1;
+    }
+    NAME_WORD_SCAN.lastIndex = resume;
+    const m = NAME_WORD_SCAN.exec(text);
+    return m === null ? -1 : m.index;
+  };
+  for (let hit = nextHit(); hit >= 0; hit = nextHit()) {
     let s = hit;
     while (s > 0 && isNameChar(text.charCodeAt(s - 1))) s--;
-    let e = hit + m[0].length;
+    // a name word is made of name characters: the name runs on to the end of the run
+    let e = hit;
     while (e < text.length && isNameChar(text.charCodeAt(e))) e++;
     resume = e;
-    NAME_WORD_SCAN.lastIndex = e;
     while (e > s && (text[e - 1] === '.' || text[e - 1] === '-')) e--;
     let flag = false;
     while (s < e && text[s] === '-') (s++, (flag = true));
@@ -549,7 +590,6 @@ function scanAssignments(text: string, mark: Marker): string {
         const end = value.end + block[0].replace(/\s+$/, '').length;
         found.push({ start, end, secret: text.slice(start, end) });
         resume = end;
-        NAME_WORD_SCAN.lastIndex = resume;
       }
       continue;
     }
@@ -560,7 +600,6 @@ function scanAssignments(text: string, mark: Marker): string {
         found.push({ start: vs, end: vs + secret.length, secret });
       }
       resume = Math.max(resume, value.after);
-      NAME_WORD_SCAN.lastIndex = resume;
       continue;
     }
     let nx = value.after;
@@ -574,7 +613,6 @@ function scanAssignments(text: string, mark: Marker): string {
       if (sep.sep === ' ') trimmed = trimmed.replace(/[.,:;!?)]+$/, '');
       found.push({ start: vs, end: vs + trimmed.length, secret: trimmed });
       resume = Math.max(resume, value.after);
-      NAME_WORD_SCAN.lastIndex = resume;
     }
   }
   return splice(text, found, 'secret', mark);
@@ -945,8 +983,8 @@ function redactPgpass(text: string, mark: Marker): string {
 /** The triggers of the rules keyed on a word; shared so that the one scan tests them once. */
 
 export const BUILTIN_RULES: readonly RedactionRule[] = [
-  { type: 'private_key', pattern: PEM, trigger: /-(?=-{3,4} ?BEGIN [A-Z0-9 _-]{0,40}PRIVATE KEY)/ },
-  { type: 'private_key', apply: redactPutty, trigger: /-(?<=Private-)(?:Lines|MAC|Hash)/ },
+  { type: 'private_key', pattern: PEM, trigger: /-(?=-{3,4} ?BEGIN [A-Z0-9 _-]{0,40}PRIVATE KEY)/, needs: ['PRIVATE KEY'] },
+  { type: 'private_key', apply: redactPutty, trigger: /-(?<=Private-)(?:Lines|MAC|Hash)/, needs: ['Private-'] },
   {
     type: 'private_key',
     apply: (text, mark) => {
@@ -954,36 +992,44 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
       return text.replace(JWK_PRIVATE, (_all, a: string, v: string, b: string) => a + mark('private_key', v) + b);
     },
     trigger: /kty/i,
+    atWord: /kty/iy,
   },
-  { type: 'k8s_secret', apply: redactKubernetesSecrets, trigger: /kind"?[ \t]*:[ \t]*"?secret/i },
+  { type: 'k8s_secret', apply: redactKubernetesSecrets, trigger: /kind"?[ \t]*:[ \t]*"?secret/i, atWord: /secret(?<=kind"?[ \t]*:[ \t]*"?secret)/iy },
   { type: 'token', apply: redactTokens, trigger: new RegExp(TOKEN_ANCHORS.join('|')) },
   {
     type: 'aws_secret_key',
     pattern: /(aws_?secret(?:_?access)?_?key["']?[ \t]*[:=][ \t]*["']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
     secretGroup: 2,
     trigger: /aws_?secret/i,
+    atWord: /secret(?<=aws_?secret)/iy,
   },
-  { type: 'url_password', apply: redactUrls, trigger: /:(?=\/\/[^\s/]*@)/ },
-  { type: 'bearer_token', apply: redactAuthorization, trigger: /authorization|bearer/i },
+  { type: 'url_password', apply: redactUrls, trigger: /:(?=\/\/[^\s/]*@)/, needs: ['://'] },
+  { type: 'bearer_token', apply: redactAuthorization, trigger: /authorization|bearer/i, atWord: /authorization|bearer/iy },
   { type: 'password', apply: redactCommands, trigger: COMMAND_TRIGGER },
   { type: 'password', apply: redactPgpass, trigger: /:(?<=(?:^|\n)[\w.*-]+:)(?=(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:\S{3})/ },
-  { type: 'password', apply: redactCredentialCalls, trigger: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/i },
-  { type: 'secret', apply: scanAssignments, trigger: NAME_WORD_TRIGGER },
+  { type: 'password', apply: redactCredentialCalls, trigger: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/i, atWord: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/iy },
+  { type: 'secret', apply: scanAssignments, trigger: NAME_WORD_TRIGGER, atWord: NAME_WORD_AT_WORD },
 ];
 
 
 /**
- * A quick gate before the case-insensitive triggers' scan: the words every one of them contains
- * (the scanner's, `kty`, `authorization`/`bearer`, `kind: Secret`, `aws_secret`, `.login(`,
- * `auth=(`, `credential`). A plain union of words scans about twice as fast as the structured
- * triggers; most text has none of them.
+ * The words every case-insensitive trigger contains (the scanner's, `kty`, `authorization`/
+ * `bearer`, `kind: Secret`, `aws_secret`, `.login(`, `auth=(`, `credential`): the pre-test scans
+ * for them once and tries those triggers (`atWord`) only where one starts. A plain union of words
+ * scans about twice as fast as the structured triggers; most text has none of them.
  */
-const CASELESS_WORDS = /pass|pwd|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z])|bearer|kty/i;
+const CASELESS_WORDS = /pass|pwd|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z])|bearer|kty/gi;
+/** NAME_WORD_SCAN at one place: every place it matches is one where a word of CASELESS_WORDS starts. */
+const NAME_WORD_AT = new RegExp(NAME_WORD_SCAN.source, 'iy');
 
 const typeMarker: Marker = (type) => `${MARKER_PREFIX}${type}]`;
 
-function applyWith(text: string, rule: RedactionRule, mark: Marker): string {
-  if (rule.apply) return rule.apply(text, mark);
+/** Identifiers up to this length are remembered with their redacted form, up to ID_MEMO_SIZE of them. */
+const ID_MEMO_CHARS = 256;
+const ID_MEMO_SIZE = 4096;
+
+function applyWith(text: string, rule: RedactionRule, mark: Marker, nameHits?: readonly number[]): string {
+  if (rule.apply) return rule.apply(text, mark, nameHits);
   const pattern = rule.pattern!;
   pattern.lastIndex = 0;
   if (rule.secretGroup === undefined) {
@@ -1052,16 +1098,32 @@ export class Redactor {
   readonly options: RedactionOptions;
   private readonly rules: RedactionRule[];
   /**
-   * The pre-test, which also says which rules to run: every rule's trigger as one capture group of
-   * one of two scans (the case-sensitive triggers, anchored on `_ - . ~ : /` and capitals, and the
-   * case-insensitive ones). Most text matches neither: then no rule runs. Joining all triggers
-   * into one regex is slower (its alternatives could then start with almost any character, and
-   * the engine can no longer skip ahead), and testing each rule's trigger on its own costs a scan
-   * per rule. Null when a rule has no trigger (an extra pattern): then every rule runs its own.
+   * The pre-test, which also says which rules to run (null when a rule has no trigger, i.e. an
+   * extra pattern: then every rule runs its own). Three kinds of test, each exact (the same rules
+   * run as if every trigger were tested on its own), and one pass over the text each:
+   *  - rules with literals (`needs`): a string search for them and, only where one is there, the
+   *    trigger on its own (most text holds none of `PRIVATE KEY`, `Private-`, `://`);
+   *  - the case-insensitive rules (`atWord`): one scan for CASELESS_WORDS, each trigger tried
+   *    only where one of them starts, and the places where the scanner's name words start kept
+   *    for it (it then need not scan again);
+   *  - the other case-sensitive rules (tokens, command flags, `.pgpass`), anchored on
+   *    `_ - . ~ : /` and capitals: one scan with each trigger a capture group. Joining triggers
+   *    of other kinds into it is slower (its alternatives could then start with almost any
+   *    character, and the engine could no longer skip ahead).
    */
-  private readonly dispatch: Array<{ gate?: RegExp; scan: RegExp; rules: number[]; at: RegExp[] }> | null;
+  private readonly dispatch: {
+    literal: Array<{ rule: number; needs: readonly string[]; trigger: RegExp }>;
+    words: { rules: number[]; at: RegExp[] } | undefined;
+    /** Case-insensitive triggers without `atWord`, each tested on its own. */
+    alone: Array<{ rule: number; trigger: RegExp }>;
+    scan: { scan: RegExp; rules: number[]; at: RegExp[] } | undefined;
+  } | null;
+  /** Set by needed(): where a name word starts in the text, when the word scan ran over all of it. */
+  private nameHits: number[] | undefined;
   private key?: Buffer;
   private readonly keyed: Marker;
+  /** redactId's results for short texts (the markers' key never changes once read). */
+  private readonly idMemo = new Map<string, string>();
 
   constructor(options: RedactionOptions = {}) {
     this.enabled = options.enabled ?? true;
@@ -1081,20 +1143,31 @@ export class Redactor {
     }
     for (const r of this.rules) if (r.trigger && (r.trigger.global || r.trigger.sticky)) throw new Error(`redaction trigger ${r.trigger} must not have the g or y flag`);
     if (this.rules.every((r) => r.trigger)) {
-      const scan = (caseless: boolean) => {
-        const rules = this.rules.flatMap((r, i) => (r.trigger!.flags.includes('i') === caseless ? [i] : []));
-        const flags = caseless ? 'i' : '';
-        // The built-in caseless triggers all contain a word of CASELESS_WORDS; extra ones may not.
-        const gate = caseless && rules.every((i) => BUILTIN_RULES.includes(this.rules[i])) ? CASELESS_WORDS : undefined;
-        return {
-          gate,
-          scan: new RegExp(rules.map((i) => `(${this.rules[i].trigger!.source})`).join('|'), flags + 'g'),
-          rules,
-          // each trigger on its own, sticky: the rules whose triggers also match where an earlier one did
-          at: rules.map((i) => new RegExp(this.rules[i].trigger!.source, flags + 'y')),
-        };
+      const caseless = (r: RedactionRule) => r.trigger!.flags.includes('i');
+      const all = this.rules.map((_r, i) => i);
+      const copy = (re: RegExp) => new RegExp(re.source, re.flags);
+      for (const r of this.rules) {
+        if (r.needs?.length && caseless(r)) throw new Error(`redaction trigger ${r.trigger}: literals are for case-sensitive triggers`);
+        if (r.atWord && (!caseless(r) || !r.atWord.sticky)) throw new Error(`redaction trigger ${r.trigger}: atWord is for case-insensitive triggers, sticky`);
+      }
+      const literal = all.filter((i) => this.rules[i].needs?.length);
+      const words = all.filter((i) => this.rules[i].atWord);
+      const alone = all.filter((i) => caseless(this.rules[i]) && !this.rules[i].atWord);
+      const scanned = all.filter((i) => !caseless(this.rules[i]) && !this.rules[i].needs?.length);
+      this.dispatch = {
+        literal: literal.map((i) => ({ rule: i, needs: this.rules[i].needs!, trigger: copy(this.rules[i].trigger!) })),
+        words: words.length === 0 ? undefined : { rules: words, at: words.map((i) => copy(this.rules[i].atWord!)) },
+        alone: alone.map((i) => ({ rule: i, trigger: copy(this.rules[i].trigger!) })),
+        scan:
+          scanned.length === 0
+            ? undefined
+            : {
+                scan: new RegExp(scanned.map((i) => `(${this.rules[i].trigger!.source})`).join('|'), 'g'),
+                rules: scanned,
+                // each trigger on its own, sticky: the rules whose triggers also match where an earlier one did
+                at: scanned.map((i) => new RegExp(this.rules[i].trigger!.source, 'y')),
+              },
       };
-      this.dispatch = [scan(false), scan(true)].filter((d) => d.rules.length > 0);
     } else {
       this.dispatch = null;
     }
@@ -1124,7 +1197,14 @@ export class Redactor {
    * `[REDACTED:<type>:<tag>]`, the tag a keyed hash of the secret, so distinct values stay distinct.
    */
   redactId(text: string): string {
-    return this.run(text, this.keyed);
+    // Sessions, kinds, roles and names recur in event after event: each is redacted once.
+    if (text.length > ID_MEMO_CHARS) return this.run(text, this.keyed);
+    let out = this.idMemo.get(text);
+    if (out === undefined) {
+      if (this.idMemo.size >= ID_MEMO_SIZE) this.idMemo.clear();
+      this.idMemo.set(text, (out = this.run(text, this.keyed)));
+    }
+    return out;
   }
 
   /** The pre-test alone: whether some rule's trigger matches `text` (the bench reports how often). */
@@ -1132,15 +1212,39 @@ export class Redactor {
     return this.dispatch === null || this.needed(text) !== null;
   }
 
-  /**
-   * Which rules' triggers match `text` (by index), or null for none: one pass of each scan. A scan
-   * reports the first of its triggers that matches at a position, so the later ones are tried
-   * there on their own; the scan goes on from the next character (triggers may overlap).
-   */
+  /** Which rules' triggers match `text` (by index), or null for none. */
   private needed(text: string): Uint8Array | null {
+    const d = this.dispatch!;
     let needed: Uint8Array | null = null;
-    for (const { gate, scan, rules, at } of this.dispatch!) {
-      if (gate && !gate.test(text)) continue;
+    this.nameHits = undefined;
+    for (const { rule, needs, trigger } of d.literal) {
+      if (needs.some((w) => text.includes(w)) && trigger.test(text)) (needed ??= new Uint8Array(this.rules.length))[rule] = 1;
+    }
+    if (d.words) {
+      // Every place a word starts, one after another (the next scan starts a character on: words
+      // may overlap); there, the triggers not found yet, and whether a name word starts there.
+      const { rules, at } = d.words;
+      const hits: number[] = [];
+      let left = rules.length;
+      CASELESS_WORDS.lastIndex = 0;
+      for (let m = CASELESS_WORDS.exec(text); m !== null; m = CASELESS_WORDS.exec(text)) {
+        const p = m.index;
+        for (let k = 0; k < rules.length && left > 0; k++) {
+          if (needed !== null && needed[rules[k]] !== 0) continue;
+          at[k].lastIndex = p;
+          if (at[k].test(text)) ((needed ??= new Uint8Array(this.rules.length))[rules[k]] = 1), left--;
+        }
+        NAME_WORD_AT.lastIndex = p;
+        if (NAME_WORD_AT.test(text)) hits.push(p);
+        CASELESS_WORDS.lastIndex = p + 1;
+      }
+      this.nameHits = hits;
+    }
+    for (const { rule, trigger } of d.alone) if (trigger.test(text)) (needed ??= new Uint8Array(this.rules.length))[rule] = 1;
+    if (d.scan) {
+      // The scan reports the first of its triggers that matches at a position, so the later ones
+      // are tried there on their own; it goes on from the next character (triggers may overlap).
+      const { scan, rules, at } = d.scan;
       scan.lastIndex = 0;
       let left = rules.length;
       for (let m = scan.exec(text); m !== null; m = scan.exec(text)) {
@@ -1167,7 +1271,9 @@ export class Redactor {
       // Decided on the text as given: what a rule inserts (markers) never makes another rule fire.
       const needed = this.needed(text);
       if (needed === null) return text;
-      for (let i = 0; i < this.rules.length; i++) if (needed[i]) out = applyWith(out, this.rules[i], mark);
+      const nameHits = this.nameHits;
+      // The name words' places hold for the text as given, not once a rule has changed it.
+      for (let i = 0; i < this.rules.length; i++) if (needed[i]) out = applyWith(out, this.rules[i], mark, out === text ? nameHits : undefined);
       return out;
     }
     for (const rule of this.rules) {

@@ -11,7 +11,7 @@
 //              batch: validation, redaction of every field, the index document), with each rule set
 // Usage: node bench/redaction.bench.mjs [--mb N] [--reps N]   (needs `npx tsc -p .` first)
 import { createRequire } from 'node:module';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +30,9 @@ const REPS = arg('--reps', SMOKE ? 1 : 5);
 let Redactor, REDACTION_RULESET_VERSION, EventPreparer, PayloadStore;
 try {
   ({ Redactor, REDACTION_RULESET_VERSION } = require(join(root, 'out/src/core/log/redaction.js')));
-  ({ EventPreparer } = require(join(root, 'out/src/core/log/eventPreparer.js')));
+  // src/core/log/ingest/ once the ingest files have moved there
+  const preparer = ['out/src/core/log/ingest/eventPreparer.js', 'out/src/core/log/eventPreparer.js'].find((p) => existsSync(join(root, p)));
+  ({ EventPreparer } = require(join(root, preparer ?? 'out/src/core/log/eventPreparer.js')));
   ({ PayloadStore } = require(join(root, 'out/src/core/log/payloadStore.js')));
 } catch (e) {
   console.error(`redaction bench: build first (npx tsc -p .): ${e.message}`);

@@ -125,6 +125,13 @@ export interface PanelSession {
   lastTs: string;
   events: number;
   tokens: number;
+  /** Eviction events in the session (0 for sessions the agent loop never trimmed). */
+  evictions: number;
+  /**
+   * Which tool wrote the session when it was imported from another agent's transcript (capture);
+   * absent for Scroll's own sessions. Shown beside the name when present.
+   */
+  source?: string;
 }
 
 export interface IndexTitle {

@@ -68,7 +68,7 @@ export function registerCommands(context: vscode.ExtensionContext, services: Com
   });
 
   reg('scroll.showEvictionIndex', async (session?: string) => {
-    const chosen = typeof session === 'string' ? session : await pickSession(services, 'Show the eviction index of which session?');
+    const chosen = typeof session === 'string' ? session : await pickSession(services, 'Show the eviction index of which session?', { evictionsFirst: true });
     if (!chosen) return undefined;
     const editor = await openScrollDocument({ kind: 'index', session: chosen });
     return editor.document.uri.toString();
@@ -199,7 +199,8 @@ async function searchHistory(services: CommandServices, initialQuery: string): P
   await done;
 }
 
-async function pickSession(services: CommandServices, title: string): Promise<string | undefined> {
+/** `evictionsFirst`: sessions that have evictions lead (newest first), so the preselected one has an index to show. */
+async function pickSession(services: CommandServices, title: string, opts: { evictionsFirst?: boolean } = {}): Promise<string | undefined> {
   const log = services.logs.existingLog();
   if (!log) {
     void vscode.window.showInformationMessage('Scroll: this workspace has no history yet.');
@@ -217,6 +218,12 @@ async function pickSession(services: CommandServices, title: string): Promise<st
     detail: `${s.firstTs.slice(0, 16).replace('T', ' ')} – ${s.lastTs.slice(0, 16).replace('T', ' ')} · ~${s.tokens} tokens`,
   }));
   items.sort((a, b) => (a.label === active ? -1 : b.label === active ? 1 : 0));
+  if (opts.evictionsFirst) {
+    const evicted = new Set(sessions.filter((s) => log.lastEviction(s.session)).map((s) => s.session));
+    for (const it of items) if (evicted.has(it.label)) it.description += ' · has evictions';
+    // Stable: within each group the order above (current first, then newest) is kept.
+    items.sort((a, b) => Number(evicted.has(b.label)) - Number(evicted.has(a.label)));
+  }
   return (await vscode.window.showQuickPick(items, { title, matchOnDescription: true }))?.label;
 }
 

@@ -6,10 +6,15 @@ import type { StateStore, TabId } from './state';
 export interface App {
   rpc: Rpc;
   store: StateStore;
-  /** The session views that need one (index, timeline) use: the scope, else the current one. */
-  sessionForViews(): string | null;
-  sessions(): PanelSession[];
+  /**
+   * The panel's one session scope (null = all sessions). The dropdown, the Sessions tab, the
+   * search filter, the Eviction index and the Timeline all read it here and nowhere else.
+   */
+  scope(): string | null;
   setScope(session: string | null): void;
+  sessions(): PanelSession[];
+  /** The chat session in use when the panel opened (marked "current" in the Sessions tab). */
+  currentSession(): string | null;
   showTab(tab: TabId): void;
   /** Shows one event (or a span) in the Expand tab. */
   showSeq(from: number, to?: number): void;
@@ -17,13 +22,15 @@ export interface App {
   status(text: string, error?: boolean): void;
   onScopeChange(listener: () => void): void;
   onLogChange(listener: () => void): void;
+  /** Called after the session list was re-read (the log grew). */
+  onSessionsChange(listener: () => void): void;
 }
 
-/** Value of a toolkit form control (text field, dropdown). */
-export function valueOf(el: Element): string {
-  return String((el as unknown as { value?: unknown }).value ?? '');
+/** Sessions newest first (by last seq). */
+export function newestFirst(sessions: PanelSession[]): PanelSession[] {
+  return [...sessions].sort((a, b) => b.lastSeq - a.lastSeq);
 }
 
-export function setValue(el: Element, v: string): void {
-  (el as unknown as { value: string }).value = v;
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }

@@ -101,18 +101,3 @@ export function debounce<A extends unknown[]>(fn: (...a: A) => void, ms: number)
   };
   return d;
 }
-
-/** A button built from the toolkit (keyboard and theme handled by it). */
-export function button(label: string, onClick: () => void, opts: { appearance?: 'primary' | 'secondary' | 'icon'; ariaLabel?: string; title?: string; testId?: string } = {}): HTMLElement {
-  const b = h('vscode-button', {
-    appearance: opts.appearance ?? 'secondary',
-    'aria-label': opts.ariaLabel ?? null,
-    title: opts.title ?? null,
-    'data-testid': opts.testId ?? null,
-  }, label);
-  b.addEventListener('click', (ev) => {
-    ev.stopPropagation();
-    onClick();
-  });
-  return b;
-}

@@ -1,6 +1,7 @@
 /** One event, shown in full: header, headline, content (head first, the rest on demand), meta. */
 import { PAYLOAD_CHUNK_MAX, type OpenTarget, type PanelEvent } from '../../src/shared/panelProtocol';
-import { button, formatCount, formatTime, h } from './dom';
+import { badge, button } from './components';
+import { formatCount, formatTime, h } from './dom';
 import type { Rpc } from './rpc';
 
 export interface EventActions {
@@ -13,7 +14,7 @@ export interface EventActions {
 export function eventHeader(e: Pick<PanelEvent, 'seq' | 'kind' | 'role' | 'session' | 'ts' | 'name' | 'step'>): HTMLElement {
   return h('div', { class: 'event-header' },
     h('span', { class: 'seq' }, `#${e.seq}`),
-    h('vscode-badge', { class: `kind kind-${e.kind.replace(/[^a-z0-9_-]/gi, '')}` }, e.kind),
+    badge(e.kind, `kind kind-${e.kind.replace(/[^a-z0-9_-]/gi, '')}`),
     h('span', { class: 'role' }, e.role),
     e.name ? h('span', { class: 'name' }, e.name) : null,
     e.step !== null && e.step !== undefined ? h('span', { class: 'step' }, `step ${e.step}`) : null,

@@ -1,7 +1,8 @@
 /** Expand tab: type a seq or a range, see the events (a page at a time). */
 import { parseSeqSpec, type EventPage } from '../../src/shared/panelProtocol';
-import { setValue, valueOf, type App } from './app';
-import { button, h, replaceChildren } from './dom';
+import type { App } from './app';
+import { button, setValue, textField, valueOf } from './components';
+import { h, replaceChildren } from './dom';
 import { eventCard } from './eventView';
 
 export class ExpandView {
@@ -12,15 +13,15 @@ export class ExpandView {
   private generation = 0;
 
   constructor(private readonly app: App) {
-    this.spec = h('vscode-text-field', { id: 'expand-spec', placeholder: 'e.g. 42 or 40..60', 'aria-label': 'Seq or range to expand', 'data-testid': 'expand-spec' }, 'Seq or range');
-    setValue(this.spec, app.store.state.expandSpec);
+    this.spec = textField({ id: 'expand-spec', label: 'Seq or range', ariaLabel: 'Seq or range to expand', placeholder: 'e.g. 42 or 40..60', value: app.store.state.expandSpec, testId: 'expand-spec' });
+    this.spec.classList.add('query');
     this.spec.addEventListener('keydown', (ev) => {
       if ((ev as KeyboardEvent).key === 'Enter') void this.run();
     });
     this.statusLine = h('div', { class: 'status', role: 'status', 'aria-live': 'polite', 'data-testid': 'expand-status' });
     this.results = h('div', { class: 'expand-results', 'data-testid': 'expand-results' });
     this.element = h('div', { class: 'expand-view' },
-      h('div', { class: 'search-bar' }, this.spec,
+      h('div', { class: 'search-bar expand-bar' }, this.spec,
         button('Expand', () => void this.run(), { appearance: 'primary', testId: 'expand-go' }),
         button('Open in editor', () => this.openInEditor(), { testId: 'expand-open', ariaLabel: 'Open this seq or range in an editor tab' })),
       this.statusLine,

@@ -1,21 +1,11 @@
 /**
- * The history panel's front end. Builds the UI with the webview UI toolkit, restores the saved
- * state, and talks to the extension only through the typed protocol (src/shared/panelProtocol.ts).
+ * The history panel's front end. Builds the UI from the panel's components (src: components.ts),
+ * restores the saved state, and talks to the extension only through the typed protocol
+ * (src/shared/panelProtocol.ts).
  */
-import {
-  provideVSCodeDesignSystem,
-  vsCodeBadge,
-  vsCodeButton,
-  vsCodeDropdown,
-  vsCodeOption,
-  vsCodePanels,
-  vsCodePanelTab,
-  vsCodePanelView,
-  vsCodeProgressRing,
-  vsCodeTextField,
-} from '@vscode/webview-ui-toolkit';
 import type { OpenTarget, PanelPush, PanelSession } from '../../src/shared/panelProtocol';
-import { setValue, valueOf, type App } from './app';
+import { newestFirst, plural, type App } from './app';
+import { dropdown, registerComponents, setOptions, setValue, Tabs, valueOf, type DropdownOption } from './components';
 import { h, replaceChildren } from './dom';
 import { ExpandView } from './expandView';
 import { IndexView } from './indexView';
@@ -25,10 +15,7 @@ import { SessionsView } from './sessionsView';
 import { loadState, StateStore, TABS, type TabId } from './state';
 import { TimelineView } from './timelineView';
 
-provideVSCodeDesignSystem().register(
-  vsCodeBadge(), vsCodeButton(), vsCodeDropdown(), vsCodeOption(), vsCodePanels(), vsCodePanelTab(),
-  vsCodePanelView(), vsCodeProgressRing(), vsCodeTextField(),
-);
+registerComponents();
 
 const TAB_LABELS: Record<TabId, string> = {
   search: 'Search',
@@ -38,6 +25,18 @@ const TAB_LABELS: Record<TabId, string> = {
   sessions: 'Sessions',
 };
 
+const ALL_SESSIONS = 'All sessions';
+
+function scopeOptions(sessions: PanelSession[]): DropdownOption[] {
+  return [
+    { value: '', label: ALL_SESSIONS },
+    ...newestFirst(sessions).map((s) => ({
+      value: s.session,
+      label: `${s.session} (${plural(s.events, 'event')}${s.evictions ? `, ${plural(s.evictions, 'eviction')}` : ''})`,
+    })),
+  ];
+}
+
 function start(): void {
   const rpc = new Rpc(vscodeApi);
   const store = new StateStore(vscodeApi, loadState(vscodeApi));
@@ -45,25 +44,25 @@ function start(): void {
   let currentSession: string | null = null;
   const scopeListeners: (() => void)[] = [];
   const logListeners: (() => void)[] = [];
+  const sessionListeners: (() => void)[] = [];
 
   const banner = h('div', { class: 'banner', role: 'alert', hidden: true, 'data-testid': 'banner' });
-  const scopeSelect = h('vscode-dropdown', { id: 'scope', 'aria-label': 'Session scope', 'data-testid': 'scope' },
-    h('vscode-option', { value: '' }, 'All sessions'));
-  const panels = h('vscode-panels', { 'aria-label': 'Scroll history views', activeid: `tab-${store.state.tab}` });
+  const scopeSelect = dropdown({ id: 'scope', ariaLabel: 'Session scope', testId: 'scope', options: scopeOptions([]), value: '' });
 
   const app: App = {
     rpc,
     store,
-    sessionForViews: () => store.state.scope ?? currentSession ?? [...sessions].sort((a, b) => b.lastSeq - a.lastSeq)[0]?.session ?? null,
+    scope: () => store.state.scope,
     sessions: () => sessions,
+    currentSession: () => currentSession,
     setScope(session) {
+      const changed = session !== store.state.scope;
       store.update({ scope: session });
-      setValue(scopeSelect, session ?? '');
-      for (const l of scopeListeners) l();
+      if (valueOf(scopeSelect) !== (session ?? '')) setValue(scopeSelect, session ?? '');
+      if (changed) for (const l of scopeListeners) l();
     },
     showTab(tab) {
-      (panels as unknown as { activeid: string }).activeid = `tab-${tab}`;
-      onTab(tab);
+      tabs.select(tab);
     },
     showSeq(from, to) {
       app.showTab('expand');
@@ -79,6 +78,7 @@ function start(): void {
     },
     onScopeChange: (l) => scopeListeners.push(l),
     onLogChange: (l) => logListeners.push(l),
+    onSessionsChange: (l) => sessionListeners.push(l),
   };
 
   const search = new SearchView(app);
@@ -103,31 +103,24 @@ function start(): void {
     if (tab === 'timeline') void timeline.load();
   }
 
-  for (const t of TABS) {
-    panels.appendChild(h('vscode-panel-tab', { id: `tab-${t}`, 'data-testid': `tab-${t}` }, TAB_LABELS[t]));
-  }
-  for (const t of TABS) panels.appendChild(h('vscode-panel-view', { id: `view-${t}` }, views[t]));
-  panels.addEventListener('change', () => {
-    const id = String((panels as unknown as { activeid?: string }).activeid ?? '');
-    const tab = id.replace(/^tab-/, '') as TabId;
-    if ((TABS as string[]).includes(tab)) onTab(tab);
-  });
+  const tabs = new Tabs<TabId>(TABS.map((t) => ({ id: t, label: TAB_LABELS[t], panel: views[t] })), store.state.tab, onTab, 'Scroll history views');
   scopeSelect.addEventListener('change', () => {
-    const v = valueOf(scopeSelect);
-    if ((v || null) !== store.state.scope) app.setScope(v || null);
+    const v = valueOf(scopeSelect) || null;
+    if (v !== store.state.scope) app.setScope(v);
   });
 
   const root = document.getElementById('app')!;
   replaceChildren(root,
     h('header', { class: 'top' },
       h('h1', null, 'Scroll history'),
-      h('div', { class: 'field' }, h('label', { for: 'scope' }, 'Session'), scopeSelect),
+      h('div', { class: 'field scope-field' }, h('label', { for: 'scope' }, 'Session'), scopeSelect),
     ),
     banner,
-    panels,
+    tabs.element,
   );
   root.removeAttribute('aria-busy');
 
+  let shownOptions = '';
   async function refreshSessions(): Promise<void> {
     try {
       sessions = await rpc.request('sessions', {});
@@ -135,13 +128,17 @@ function start(): void {
       app.status(e instanceof Error ? e.message : String(e), true);
       return;
     }
-    const sorted = [...sessions].sort((a, b) => b.lastSeq - a.lastSeq);
-    replaceChildren(scopeSelect, h('vscode-option', { value: '' }, 'All sessions'),
-      ...sorted.map((s) => h('vscode-option', { value: s.session }, `${s.session} (${s.events})`)));
-    if (store.state.scope && !sessions.some((s) => s.session === store.state.scope)) store.update({ scope: null });
-    setValue(scopeSelect, store.state.scope ?? '');
-    sessionsView.render(sessions);
+    // A scope whose session is gone (another workspace's state) falls back to all sessions.
+    if (store.state.scope && !sessions.some((s) => s.session === store.state.scope)) app.setScope(null);
+    const options = scopeOptions(sessions);
+    const key = JSON.stringify(options);
+    // Rebuilt only when it changed: the log grows while a chat runs, and a rebuild closes an open list.
+    if (key !== shownOptions || valueOf(scopeSelect) !== (store.state.scope ?? '')) setOptions(scopeSelect, options, store.state.scope ?? '');
+    shownOptions = key;
+    scopeSelect.setAttribute('data-scope', store.state.scope ?? '');
+    for (const l of sessionListeners) l();
   }
+  app.onScopeChange(() => scopeSelect.setAttribute('data-scope', store.state.scope ?? ''));
 
   rpc.onPush((m: PanelPush) => {
     if (m.type === 'init') {
@@ -171,9 +168,7 @@ function start(): void {
       if (m.session !== undefined) app.setScope(m.session);
       if (m.query !== undefined) {
         app.showTab('search');
-        setValue(document.getElementById('query')!, m.query);
-        store.update({ query: m.query });
-        void search.run();
+        search.setQuery(m.query);
       }
       if (m.seq !== undefined) app.showSeq(m.seq);
     }

@@ -1,6 +1,7 @@
 /** Search tab: query as you type, filters, a virtualized hit list, the selected event in full. */
 import { SEARCH_PAGE_SIZE, type PanelEvent, type PanelHit, type SearchFilters } from '../../src/shared/panelProtocol';
-import { setValue, valueOf, type App } from './app';
+import type { App } from './app';
+import { dropdown, progressRing, setOptions, setValue, textField, valueOf } from './components';
 import { debounce, formatCount, formatTime, h, replaceChildren, snippetNodes } from './dom';
 import { eventCard } from './eventView';
 import { VirtualList } from './virtualList';
@@ -29,18 +30,18 @@ export class SearchView {
   constructor(private readonly app: App) {
     const st = app.store.state;
     this.restoreScroll = st.hitScrollTop || null;
-    this.query = h('vscode-text-field', { id: 'query', placeholder: 'Search the history (words, "phrases", identifiers)', 'aria-label': 'Search history', size: 50, 'data-testid': 'query' }, 'Search');
-    setValue(this.query, st.query);
+    this.query = textField({ id: 'query', label: 'Search', ariaLabel: 'Search history', placeholder: 'words, "phrases", identifiers', value: st.query, testId: 'query' });
+    this.query.classList.add('query');
     this.kind = this.dropdown('kind', 'Kind', 'any kind');
     this.role = this.dropdown('role', 'Role', 'any role');
     this.seqFrom = this.textFilter('seq-from', 'Seq from', 'from seq', st.filters.seqFrom?.toString() ?? '');
     this.seqTo = this.textFilter('seq-to', 'Seq to', 'to seq', st.filters.seqTo?.toString() ?? '');
     this.tsFrom = this.textFilter('ts-from', 'Since', 'YYYY-MM-DD', st.filters.tsFrom ?? '');
     this.tsTo = this.textFilter('ts-to', 'Until', 'YYYY-MM-DD', st.filters.tsTo ?? '');
-    this.ring = h('vscode-progress-ring', { class: 'ring', hidden: true, 'aria-label': 'Searching' });
+    this.ring = progressRing('Searching');
     this.statusLine = h('div', { class: 'status', role: 'status', 'aria-live': 'polite', 'data-testid': 'search-status' });
-    this.detail = h('section', { class: 'detail', 'aria-label': 'Selected event', 'data-testid': 'detail' },
-      h('p', { class: 'hint' }, 'Select a hit to see the whole event.'));
+    this.detail = h('section', { class: 'detail', 'aria-label': 'Selected event', 'data-testid': 'detail' });
+    this.clearDetail();
     this.list = new VirtualList<PanelHit>({
       rowHeight: ROW_HEIGHT,
       pageSize: SEARCH_PAGE_SIZE,
@@ -67,7 +68,7 @@ export class SearchView {
     });
     for (const f of [this.kind, this.role]) f.addEventListener('change', () => this.filtersChanged(true));
     for (const f of [this.seqFrom, this.seqTo, this.tsFrom, this.tsTo]) f.addEventListener('input', () => this.filtersChanged(false));
-    const clearBtn = h('vscode-button', { appearance: 'secondary', 'aria-label': 'Clear filters', 'data-testid': 'clear-filters' }, 'Clear filters');
+    const clearBtn = h('vscode-button', { appearance: 'secondary', class: 'clear-filters', 'aria-label': 'Clear filters', 'data-testid': 'clear-filters' }, 'Clear filters');
     clearBtn.addEventListener('click', () => {
       for (const f of [this.seqFrom, this.seqTo, this.tsFrom, this.tsTo]) setValue(f, '');
       setValue(this.control(this.kind), '');
@@ -76,7 +77,13 @@ export class SearchView {
     });
     this.element = h('div', { class: 'search-view' },
       h('div', { class: 'search-bar' }, this.query, this.ring),
-      h('div', { class: 'filters', role: 'group', 'aria-label': 'Filters' }, this.kind, this.role, this.seqFrom, this.seqTo, this.tsFrom, this.tsTo, clearBtn),
+      // Pairs that belong together (from–to) are one group each, so a narrow panel never
+      // leaves "Until" alone on a line.
+      h('div', { class: 'filters', role: 'group', 'aria-label': 'Filters' },
+        h('div', { class: 'filter-group' }, this.kind, this.role),
+        h('div', { class: 'filter-group', role: 'group', 'aria-label': 'Seq range' }, this.seqFrom, this.seqTo),
+        h('div', { class: 'filter-group', role: 'group', 'aria-label': 'Time range' }, this.tsFrom, this.tsTo),
+        clearBtn),
       this.statusLine,
       h('div', { class: 'split' }, this.list.element, this.detail),
     );
@@ -87,14 +94,24 @@ export class SearchView {
   }
 
   private dropdown(id: string, label: string, anyLabel: string): HTMLElement {
-    const dd = h('vscode-dropdown', { id, 'aria-label': `${label} filter`, 'data-testid': `filter-${id}` }, h('vscode-option', { value: '' }, anyLabel));
-    return h('div', { class: 'field' }, h('label', { for: id }, label), dd);
+    const dd = dropdown({ id, ariaLabel: `${label} filter`, testId: `filter-${id}`, options: [{ value: '', label: anyLabel }] });
+    return h('div', { class: 'field stacked' }, h('label', { for: id }, label), dd);
   }
 
   private textFilter(id: string, label: string, placeholder: string, value: string): HTMLElement {
-    const tf = h('vscode-text-field', { id, placeholder, 'aria-label': label, size: 10, 'data-testid': `filter-${id}` }, label);
-    setValue(tf, value);
-    return tf;
+    return textField({ id, label, placeholder, value, testId: `filter-${id}` });
+  }
+
+  private clearDetail(): void {
+    replaceChildren(this.detail, h('p', { class: 'hint' }, 'Select a hit to see the whole event.'));
+  }
+
+  /** Puts `query` in the box and runs it now (the extension asked the panel to search). */
+  setQuery(query: string): void {
+    setValue(this.query, query);
+    this.app.store.update({ query });
+    this.runDebounced.cancel();
+    void this.run();
   }
 
   private control(wrapper: HTMLElement): HTMLElement {
@@ -106,9 +123,8 @@ export class SearchView {
     const st = this.app.store.state.filters;
     const fill = (wrapper: HTMLElement, values: string[], selected: string | undefined) => {
       const dd = this.control(wrapper);
-      const anyOption = dd.firstElementChild;
-      replaceChildren(dd, anyOption, ...values.map((v) => h('vscode-option', { value: v }, v)));
-      setValue(dd, selected && values.includes(selected) ? selected : '');
+      const any = { value: '', label: dd.querySelector('vscode-option')?.textContent ?? '' };
+      setOptions(dd, [any, ...values.map((v) => ({ value: v, label: v }))], selected && values.includes(selected) ? selected : '');
     };
     fill(this.kind, kinds, st.kind?.[0]);
     fill(this.role, roles, st.role?.[0]);
@@ -120,7 +136,7 @@ export class SearchView {
     const role = valueOf(this.control(this.role));
     if (kind) f.kind = [kind];
     if (role) f.role = [role];
-    const scope = this.app.store.state.scope;
+    const scope = this.app.scope();
     if (scope) f.session = scope;
     const seq = (el: HTMLElement, name: string): number | undefined | string => {
       const v = valueOf(el).trim();
@@ -179,6 +195,7 @@ export class SearchView {
     if (!query) {
       this.current = null;
       this.list.reset(0);
+      this.dropSelection();
       this.setStatus('Type to search the whole history. Filters narrow it; choose a session above to scope the panel.');
       return;
     }
@@ -191,11 +208,13 @@ export class SearchView {
       this.restoreScroll = null;
       this.list.reset(page.total, page.hits, scrollTop);
       const selected = this.app.store.state.selectedSeq;
-      if (selected !== null) this.list.selectWhere((hit) => hit.seq === selected);
+      // With no hits, the event of an earlier search must not stay on screen as if it matched.
+      if (page.total === 0) this.dropSelection();
+      else if (selected !== null) this.list.selectWhere((hit) => hit.seq === selected);
       const ms = performance.now() - started;
       const parts = [
         page.total === 0 ? 'No hits' : `${formatCount(page.total)}${page.capped ? '+' : ''} hit${page.total === 1 ? '' : 's'}`,
-        page.broadened ? 'related events (next to a match, or with some of the words) follow the matches' : '',
+        page.broadened ? 'broadened hits (next to a match, or with only some of the words) follow the matches' : '',
         page.pruned.length ? `ignored: ${page.pruned.join(', ')}` : '',
         page.message ?? '',
         `${Math.round(ms)} ms`,
@@ -215,6 +234,11 @@ export class SearchView {
     }
   }
 
+  private dropSelection(): void {
+    this.app.store.update({ selectedSeq: null });
+    this.clearDetail();
+  }
+
   private setStatus(text: string, error = false): void {
     this.statusLine.textContent = text;
     this.statusLine.classList.toggle('error', error);
@@ -224,7 +248,7 @@ export class SearchView {
     const line2 = h('div', { class: 'hit-snippet' });
     if (hit.headline) line2.appendChild(h('span', { class: 'hit-headline' }, hit.headline, ' — '));
     line2.appendChild(snippetNodes(hit.snippet));
-    return h('div', { class: 'hit', 'aria-label': `seq ${hit.seq}, ${hit.kind}, ${hit.role}` },
+    return h('div', { class: 'hit', 'aria-label': `seq ${hit.seq}, ${hit.kind}, ${hit.role}${hit.broadened ? ', broadened' : ''}` },
       h('div', { class: 'hit-meta' },
         h('span', { class: 'seq' }, `#${hit.seq}`),
         h('span', { class: `kind kind-${hit.kind.replace(/[^a-z0-9_-]/gi, '')}` }, hit.kind),
@@ -232,7 +256,7 @@ export class SearchView {
         hit.name ? h('span', { class: 'name' }, hit.name) : null,
         h('span', { class: 'session' }, hit.session),
         h('time', { datetime: hit.ts }, formatTime(hit.ts)),
-        hit.broadened ? h('span', { class: 'broadened', title: 'next to a match, or matching only some of the words' }, 'related') : null,
+        hit.broadened ? h('span', { class: 'broadened', title: 'broadened: next to a match, or matching only some of the words' }, 'broadened') : null,
       ),
       line2,
     );
@@ -276,8 +300,11 @@ export class SearchView {
       );
       this.detail.querySelector('.neighbours')?.remove();
       this.detail.appendChild(section);
-      section.querySelector<HTMLElement>('h3')?.setAttribute('tabindex', '-1');
-      section.querySelector<HTMLElement>('h3')?.focus();
+      const heading = section.querySelector<HTMLElement>('h3')!;
+      heading.setAttribute('tabindex', '-1');
+      // What was added is below the event: bring it into view, then move focus to its heading.
+      section.scrollIntoView({ block: 'start' });
+      heading.focus({ preventScroll: true });
     } catch (err) {
       this.app.status(err instanceof Error ? err.message : String(err), true);
     }

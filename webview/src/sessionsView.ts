@@ -1,7 +1,7 @@
 /** Sessions tab: every session with its span, size and time; choosing one scopes the panel. */
-import type { PanelSession } from '../../src/shared/panelProtocol';
-import type { App } from './app';
-import { button, formatCount, formatTime, h, replaceChildren } from './dom';
+import { newestFirst, plural, type App } from './app';
+import { button } from './components';
+import { formatCount, formatTime, h, replaceChildren } from './dom';
 
 export class SessionsView {
   readonly element: HTMLElement;
@@ -17,6 +17,7 @@ export class SessionsView {
         h('th', { scope: 'col' }, 'First'),
         h('th', { scope: 'col' }, 'Last'),
         h('th', { scope: 'col', class: 'num' }, 'Events'),
+        h('th', { scope: 'col', class: 'num' }, 'Evictions'),
         h('th', { scope: 'col', class: 'num' }, 'Tokens'),
         h('th', { scope: 'col' }, 'Seqs'),
         h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')),
@@ -24,24 +25,32 @@ export class SessionsView {
       this.body,
     );
     this.element = h('div', { class: 'sessions-view' }, this.header, table);
-    app.onScopeChange(() => this.render(app.sessions()));
+    app.onScopeChange(() => this.render());
+    app.onSessionsChange(() => this.render());
   }
 
-  render(sessions: PanelSession[]): void {
-    const scope = this.app.store.state.scope;
+  render(): void {
+    const sessions = this.app.sessions();
+    const scope = this.app.scope();
     this.header.textContent = sessions.length
-      ? `${sessions.length} session${sessions.length === 1 ? '' : 's'}${scope ? ` · scoped to ${scope}` : ' · showing all'}`
+      ? `${plural(sessions.length, 'session')}${scope ? ` · scoped to ${scope}` : ' · showing all'}`
       : 'No sessions in this workspace yet.';
-    const sorted = [...sessions].sort((a, b) => b.lastSeq - a.lastSeq);
-    replaceChildren(this.body, ...sorted.map((s) => {
+    const current = this.app.currentSession();
+    // Each cell names its column (data-label) for the narrow layout, where the header row is hidden.
+    const cell = (label: string, cls: string | null, ...children: (Node | string)[]) => h('td', { class: cls, 'data-label': label }, ...children);
+    replaceChildren(this.body, ...newestFirst(sessions).map((s) => {
       const scoped = s.session === scope;
-      return h('tr', { class: scoped ? 'scoped' : null, 'aria-current': scoped ? 'true' : null },
-        h('th', { scope: 'row', class: 'session' }, s.session),
-        h('td', null, h('time', { datetime: s.firstTs }, formatTime(s.firstTs))),
-        h('td', null, h('time', { datetime: s.lastTs }, formatTime(s.lastTs))),
-        h('td', { class: 'num' }, formatCount(s.events)),
-        h('td', { class: 'num' }, formatCount(s.tokens)),
-        h('td', null, `#${s.firstSeq}–${s.lastSeq}`),
+      return h('tr', { class: scoped ? 'scoped' : null, 'aria-current': scoped ? 'true' : null, 'data-session': s.session },
+        h('th', { scope: 'row', class: 'session', title: s.session },
+          s.session,
+          s.source ? h('span', { class: 'source' }, ` · ${s.source}`) : null,
+          s.session === current ? h('span', { class: 'current' }, ' · current chat') : null),
+        cell('First', null, h('time', { datetime: s.firstTs }, formatTime(s.firstTs))),
+        cell('Last', null, h('time', { datetime: s.lastTs }, formatTime(s.lastTs))),
+        cell('Events', 'num', formatCount(s.events)),
+        cell('Evictions', 'num', formatCount(s.evictions)),
+        cell('Tokens', 'num', formatCount(s.tokens)),
+        cell('Seqs', null, `#${s.firstSeq}–${s.lastSeq}`),
         h('td', { class: 'actions' },
           scoped
             ? button('Show all sessions', () => this.app.setScope(null), { testId: 'unscope-session' })

@@ -93,6 +93,12 @@ export class EventLogPanelSource implements PanelDataSource {
     return rows.map((r) => ({ step: Number(r.step), firstSeq: Number(r.firstSeq), events: Number(r.n) }));
   }
 
+  evictionCounts(): Map<string, number> {
+    // Walks the (kind, seq) index's eviction range only, however long the log.
+    const rows = this.stmt(`SELECT session, COUNT(*) AS n FROM events WHERE kind = 'eviction' GROUP BY session`).all();
+    return new Map(rows.map((r) => [String(r.session), Number(r.n)]));
+  }
+
   facets(): { kinds: string[]; roles: string[] } {
     // DISTINCT over the (kind, seq) index is a skip-scan; roles have no index but few values.
     const kinds = this.stmt(`SELECT DISTINCT kind FROM events ORDER BY kind`).all().map((r) => String(r.kind));

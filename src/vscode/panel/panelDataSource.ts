@@ -43,6 +43,8 @@ export interface PanelDataSource {
   outline(session: string, kinds: string[]): OutlineRow[];
   /** Events per step of a session (events with a null step are not counted). */
   stepCounts(session: string): StepCount[];
+  /** Eviction events per session (sessions without any are absent). */
+  evictionCounts(): Map<string, number>;
   /** Distinct kinds and roles in the log, for the filter dropdowns. */
   facets(): { kinds: string[]; roles: string[] };
 }

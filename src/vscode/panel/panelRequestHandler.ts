@@ -254,7 +254,8 @@ export class PanelRequestHandler {
   }
 
   sessions(): PanelSession[] {
-    return this.source.sessions().map((s) => ({ ...s }));
+    const evictions = this.source.evictionCounts();
+    return this.source.sessions().map((s) => ({ ...s, evictions: evictions.get(s.session) ?? 0 }));
   }
 
   facets(): Facets {

@@ -132,9 +132,12 @@ test('neighbours: events around a seq', async () => {
 });
 
 test('sessions and facets', async () => {
-  const s = await ask<{ session: string; events: number }[]>({ type: 'sessions' });
+  const s = await ask<{ session: string; events: number; evictions: number }[]>({ type: 'sessions' });
   assert.deepEqual(s.map((x) => x.session).sort(), ['alpha', 'beta']);
   assert.equal(s.find((x) => x.session === 'alpha')!.events, 40 * 4 + 4);
+  // The panel lists sessions that have evictions first in its Eviction index tab.
+  assert.equal(s.find((x) => x.session === 'alpha')!.evictions, 4);
+  assert.equal(s.find((x) => x.session === 'beta')!.evictions, 0);
   const f = await ask<{ kinds: string[]; roles: string[] }>({ type: 'facets' });
   assert.deepEqual(f.kinds, ['eviction', 'model_turn', 'note', 'tool_call', 'tool_result', 'user_message']);
   assert.ok(f.roles.includes('assistant') && f.roles.includes('tool'));

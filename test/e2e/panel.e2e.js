@@ -193,8 +193,7 @@ describe('history panel (real workbench)', function () {
   it('filters by kind and by seq range', async () => {
     const all = await searchSettled(await typeQuery('parser'));
     let g = await searchGen();
-    await frame.locator('[data-testid=filter-kind]').click();
-    await frame.locator('[data-testid=filter-kind] vscode-option[value=tool_call]').click();
+    await frame.locator('[data-testid=filter-kind]').selectOption('tool_call');
     await waitFor(async () => (await searchSettled(g)).total < all.total, { what: 'the kind filter to narrow the list' });
     const kinds = await frame.locator('.vlist-row:not(.placeholder) .kind').allInnerTexts();
     assert.ok(kinds.length && kinds.every((k) => k === 'tool_call'), `only tool calls: ${kinds.slice(0, 5)}`);
@@ -255,8 +254,7 @@ describe('history panel (real workbench)', function () {
 
   it('shows the eviction index as a tree and opens a block in an editor tab', async () => {
     await showTab('index');
-    await frame.locator('[data-testid=scope]').click();
-    await frame.locator('[data-testid=scope] vscode-option[value="panel-e2e"]').click();
+    await frame.locator('[data-testid=scope]').selectOption('panel-e2e');
     const items = frame.locator('[data-testid=index-tree] li[role=treeitem]');
     await waitFor(async () => (await items.count()) > 0, { what: 'index blocks' });
     assert.match(await frame.locator('[data-testid=index-status]').innerText(), /10 evicted segments/);
@@ -291,8 +289,7 @@ describe('history panel (real workbench)', function () {
 
   it('displays hostile logged content literally and runs none of it', async () => {
     await showTab('search');
-    await frame.locator('[data-testid=scope]').click();
-    await frame.locator('[data-testid=scope] vscode-option[value=""]').click();
+    await frame.locator('[data-testid=scope]').selectOption('');
     await searchSettled(await typeQuery('hostile sample'));
     for (let i = 0; i < 3; i++) {
       await frame.locator('.vlist-row').nth(i).click();

@@ -3,15 +3,15 @@
  * `@vscode/webview-ui-toolkit` (deprecated upstream, microsoft/vscode-webview-ui-toolkit#561): views
  * build buttons, text fields, dropdowns, badges and the progress ring through these functions, so
  * replacing the toolkit (e.g. with `@vscode-elements/elements`) changes this file and the CSS that
- * styles its tags, not the views. The tab strip is ours (plain buttons), so focus and wrapping
- * follow the panel's CSS, not the toolkit's.
+ * styles its tags, not the views. Two are not the toolkit's: the tab strip (plain buttons, so focus
+ * and wrapping follow the panel's CSS) and the dropdown (a native `<select>`: the toolkit's
+ * dropdown re-reads its options on `slotchange` after a rebuild and then selects by index, so the
+ * scope dropdown showed another session, or "All sessions", while the panel stayed scoped).
  */
 import {
   provideVSCodeDesignSystem,
   vsCodeBadge,
   vsCodeButton,
-  vsCodeDropdown,
-  vsCodeOption,
   vsCodeProgressRing,
   vsCodeTextField,
 } from '@vscode/webview-ui-toolkit';
@@ -24,7 +24,7 @@ export function registerComponents(): void {
   if (registered) return;
   registered = true;
   provideVSCodeDesignSystem().register(
-    vsCodeBadge(), vsCodeButton(), vsCodeDropdown(), vsCodeOption(), vsCodeProgressRing(), vsCodeTextField(),
+    vsCodeBadge(), vsCodeButton(), vsCodeProgressRing(), vsCodeTextField(),
   );
 }
 
@@ -34,10 +34,6 @@ export function valueOf(el: Element): string {
 }
 
 export function setValue(el: Element, v: string): void {
-  if (el.tagName.toLowerCase() === 'vscode-dropdown') {
-    selectOption(el, v);
-    return;
-  }
   (el as unknown as { value: string }).value = v;
 }
 
@@ -98,30 +94,18 @@ export interface DropdownOptions {
   value?: string;
 }
 
-export function dropdown(opts: DropdownOptions): HTMLElement {
-  const dd = h('vscode-dropdown', { id: opts.id, 'aria-label': opts.ariaLabel, 'data-testid': opts.testId ?? null });
+/** A dropdown: a native `<select>` styled with the theme's dropdown tokens (see the file comment). */
+export function dropdown(opts: DropdownOptions): HTMLSelectElement {
+  const dd = h('select', { id: opts.id, class: 'dropdown', 'aria-label': opts.ariaLabel, 'data-testid': opts.testId ?? null });
   setOptions(dd, opts.options, opts.value ?? '');
   return dd;
 }
 
-/**
- * Replaces a dropdown's options and selects `value`. The toolkit re-reads its options on
- * `slotchange`, after this returns, and then selects the option marked `selected` (else the first):
- * setting only `.value` here would be undone a moment later (the panel's dropdown read "All
- * sessions" while the panel stayed scoped). So the chosen option carries the attribute too.
- */
+/** Replaces a dropdown's options and selects `value` (the first option when `value` is not among them). */
 export function setOptions(dd: Element, options: DropdownOption[], value: string): void {
   const chosen = options.some((o) => o.value === value) ? value : (options[0]?.value ?? '');
-  dd.replaceChildren(...options.map((o) => h('vscode-option', { value: o.value, selected: o.value === chosen, title: o.label }, o.label)));
-  (dd as unknown as { value: string }).value = chosen;
-}
-
-function selectOption(dd: Element, value: string): void {
-  for (const o of dd.querySelectorAll('vscode-option')) {
-    if (o.getAttribute('value') === value) o.setAttribute('selected', '');
-    else o.removeAttribute('selected');
-  }
-  (dd as unknown as { value: string }).value = value;
+  dd.replaceChildren(...options.map((o) => h('option', { value: o.value, title: o.label }, o.label)));
+  (dd as HTMLSelectElement).value = chosen;
 }
 
 export function badge(text: string, cls?: string): HTMLElement {

@@ -1,7 +1,7 @@
 /** Search tab: query as you type, filters, a virtualized hit list, the selected event in full. */
 import { SEARCH_PAGE_SIZE, type PanelEvent, type PanelHit, type SearchFilters } from '../../src/shared/panelProtocol';
 import type { App } from './app';
-import { dropdown, progressRing, setOptions, setValue, textField, valueOf } from './components';
+import { button, dropdown, progressRing, setOptions, setValue, textField, valueOf } from './components';
 import { debounce, formatCount, formatTime, h, replaceChildren, snippetNodes } from './dom';
 import { eventCard } from './eventView';
 import { VirtualList } from './virtualList';
@@ -68,13 +68,13 @@ export class SearchView {
     });
     for (const f of [this.kind, this.role]) f.addEventListener('change', () => this.filtersChanged(true));
     for (const f of [this.seqFrom, this.seqTo, this.tsFrom, this.tsTo]) f.addEventListener('input', () => this.filtersChanged(false));
-    const clearBtn = h('vscode-button', { appearance: 'secondary', class: 'clear-filters', 'aria-label': 'Clear filters', 'data-testid': 'clear-filters' }, 'Clear filters');
-    clearBtn.addEventListener('click', () => {
+    const clearBtn = button('Clear filters', () => {
       for (const f of [this.seqFrom, this.seqTo, this.tsFrom, this.tsTo]) setValue(f, '');
       setValue(this.control(this.kind), '');
       setValue(this.control(this.role), '');
       this.filtersChanged(true);
-    });
+    }, { testId: 'clear-filters' });
+    clearBtn.classList.add('clear-filters');
     this.element = h('div', { class: 'search-view' },
       h('div', { class: 'search-bar' }, this.query, this.ring),
       // Pairs that belong together (from–to) are one group each, so a narrow panel never
@@ -115,7 +115,7 @@ export class SearchView {
   }
 
   private control(wrapper: HTMLElement): HTMLElement {
-    return wrapper.querySelector('vscode-dropdown') ?? wrapper;
+    return wrapper.querySelector('select') ?? wrapper;
   }
 
   /** Fills the kind and role dropdowns (after facets arrive) and restores their saved values. */
@@ -123,7 +123,7 @@ export class SearchView {
     const st = this.app.store.state.filters;
     const fill = (wrapper: HTMLElement, values: string[], selected: string | undefined) => {
       const dd = this.control(wrapper);
-      const any = { value: '', label: dd.querySelector('vscode-option')?.textContent ?? '' };
+      const any = { value: '', label: dd.querySelector('option')?.textContent ?? '' };
       setOptions(dd, [any, ...values.map((v) => ({ value: v, label: v }))], selected && values.includes(selected) ? selected : '');
     };
     fill(this.kind, kinds, st.kind?.[0]);

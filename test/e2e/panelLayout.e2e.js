@@ -453,6 +453,10 @@ describe('history panel: scope, layout, themes (real workbench)', function () {
         assert.equal(cut.overflow, 'ellipsis');
         if (width < 1400) assert.ok(cut.cut, `the long summary is cut at ${width} px`);
         assert.match(cut.full, /untangle the retry cap/);
+        if (width === 700) {
+          const iframe = await frame.parentFrame().frameElement();
+          await iframe.screenshot({ path: path.join(shotDir, `panel-${themeSlug}-${width}-index.png`) });
+        }
         await showTab('search');
         await wb.page.waitForTimeout(200);
         const iframe = await frame.parentFrame().frameElement();

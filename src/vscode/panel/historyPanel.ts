@@ -14,7 +14,7 @@ import { PanelRequestHandler } from './panelRequestHandler';
 export interface HistoryPanelServices {
   /** The workspace event log (opened on first use). Throws with a clear message when there is none. */
   getLog(): PanelLog;
-  /** The chat session currently in use, if any; the panel starts scoped to it. */
+  /** The chat session currently in use, if any; the Sessions tab marks it (the scope stays the reader's choice). */
   currentSession(): string | undefined;
 }
 

@@ -152,8 +152,9 @@ export class IndexView {
     const open = () => this.app.open(n.evictionSeq !== null ? { kind: 'segment', evictionSeq: n.evictionSeq } : { kind: 'range', from: n.from, to: n.to });
     const row = h('div', { class: 'tree-row' },
       label,
-      button('Show', () => void this.showSegment(n), { ariaLabel: `Show events ${n.from} to ${n.to}`, testId: 'index-show' }),
-      button('Open in editor', open, { ariaLabel: `Open ${n.from} to ${n.to} in an editor tab`, testId: 'index-open' }),
+      h('span', { class: 'tree-actions' },
+        button('Show', () => void this.showSegment(n), { ariaLabel: `Show events ${n.from} to ${n.to}`, testId: 'index-show' }),
+        button('Open in editor', open, { ariaLabel: `Open ${n.from} to ${n.to} in an editor tab`, testId: 'index-open' })),
     );
     const li = h('li', {
       role: 'treeitem',

@@ -4,6 +4,7 @@
  */
 import type { LogEvent, SearchOptions, SearchResult, SessionInfo } from './core/types';
 import type { ScrollServices } from './vscode/services';
+import type { McpLaunch } from './vscode/mcp/mcpServerProvider';
 
 export interface ScrollApi {
   readonly version: 1;
@@ -18,11 +19,13 @@ export interface ScrollApi {
   sessions(): SessionInfo[];
   /** The @scroll session used last in this window. */
   activeSession(): string | undefined;
+  /** How the editor starts the "Scroll memory" MCP server for this workspace (its definition provider's answer). */
+  mcpServer(): McpLaunch | undefined;
   /** The services object itself, for tests in the extension host. Not a stable interface. */
   readonly services: ScrollServices;
 }
 
-export function createApi(services: ScrollServices): ScrollApi {
+export function createApi(services: ScrollServices, mcpServer: () => McpLaunch | undefined = () => undefined): ScrollApi {
   const log = () => services.logs.existingLog();
   return {
     version: 1,
@@ -32,6 +35,7 @@ export function createApi(services: ScrollServices): ScrollApi {
     range: (from, to) => log()?.range(from, to) ?? [],
     sessions: () => log()?.sessions() ?? [],
     activeSession: () => services.sessions.active,
+    mcpServer,
     services,
   };
 }

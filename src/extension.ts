@@ -11,6 +11,7 @@ import { registerGcCommand } from './vscode/maintenance/gcCommand';
 import { registerIntegrityCommands } from './vscode/maintenance/integrityCommands';
 import { registerScrollDocuments } from './vscode/documents/contentProvider';
 import { registerOpenAIProvider } from './vscode/lm/openaiProvider';
+import { mcpLaunch, registerMcpServerProvider } from './vscode/mcp/mcpServerProvider';
 import { out, registerOutputChannel } from './vscode/output';
 import { registerPanelCommand } from './vscode/panel/panelCommand';
 import { registerPurgeCommand } from './vscode/maintenance/purgeCommand';
@@ -33,6 +34,7 @@ export function activate(context: vscode.ExtensionContext): ScrollApi {
   registerTools(context, services);
   registerChatParticipant(context, services);
   registerOpenAIProvider(context);
+  registerMcpServerProvider(context, services);
   registerStatusBar(context, services);
   services.activationMs = performance.now() - t0;
   out.info(
@@ -40,7 +42,7 @@ export function activate(context: vscode.ExtensionContext): ScrollApi {
       `(VS Code ${vscode.version}, ${vscode.env.appHost}${vscode.env.remoteName ? `, remote ${vscode.env.remoteName}` : ''}; ` +
       `${vscode.workspace.workspaceFolders?.length ?? 0} folder(s), ${vscode.workspace.isTrusted ? 'trusted' : 'not trusted: history is read-only, no agent or kernel'})`,
   );
-  return createApi(services);
+  return createApi(services, () => mcpLaunch(context, services));
 }
 
 export function deactivate(): void {

@@ -237,6 +237,7 @@ function createVscodeStub({ extensionRoot, workspaceFolder, storageDir, manifest
     tools: [],
     registerTool: (name) => { record.tools.push(name); return disposable(); },
     registerLanguageModelChatProvider: (vendor) => { record.chatProviders.push(vendor); return disposable(); },
+    registerMcpServerDefinitionProvider: (id) => { (record.mcpProviders ??= []).push(id); return disposable(); },
     selectChatModels: resolved([]),
     onDidChangeChatModels: event(),
     invokeTool: () => Promise.reject(new Error('vscode stub: lm.invokeTool is not modelled')),

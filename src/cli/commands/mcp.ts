@@ -7,7 +7,7 @@ import { decideSandbox, parseSandboxMode, probeSandbox } from '../../core/kernel
 import { createMemoryServer } from '../../core/mcp/memoryServer';
 import { stringOption, UsageError, type Command, type CommandContext } from '../command';
 
-const USAGE = `usage: scroll mcp [--workspace DIR] [--db PATH] [--read-only] [--sandbox MODE] [--python PATH]
+const USAGE = `usage: scroll mcp [--workspace DIR] [--db PATH] [--read-only] [--sandbox MODE] [--python PATH] [--omit TOOL[,TOOL…]]
 
 Serves this workspace's Scroll memory to an MCP client (Claude Code, Codex, VS Code, ...) over
 stdio: tools search_history, read_events, history_index, and run_python (the sandboxed Python
@@ -22,6 +22,8 @@ options:
   --read-only       for untrusted workspaces: no run_python, nothing written
   --sandbox MODE    the kernel's sandbox: auto (default) | require | off (off: no run_python)
   --python PATH     Python for run_python (default python3)
+  --omit TOOLS      tools not to offer, comma-separated (the editor leaves out those its own
+                    language-model tools already offer)
 
 Claude Code:  claude mcp add scroll -- scroll mcp --workspace "$PWD"`;
 
@@ -34,6 +36,7 @@ export const command: Command = {
     'read-only': { type: 'boolean' },
     sandbox: { type: 'string' },
     python: { type: 'string' },
+    omit: { type: 'string' },
   },
   run,
 };
@@ -50,10 +53,11 @@ async function run(ctx: CommandContext): Promise<number> {
   const readOnly = values['read-only'] === true;
   const mode = parseSandboxMode(sandboxOption ?? 'auto');
   const sandbox = decideSandbox(mode, mode === 'off' ? { available: false, reason: 'the sandbox is off (--sandbox off)', fix: '--sandbox auto' } : probeSandbox({ env: { ...process.env, ...io.env } }));
+  const omit = (stringOption(values, 'omit') ?? '').split(',').map((t) => t.trim()).filter(Boolean);
   const note = (m: string) => io.stderr(`scroll mcp: ${m}\n`);
 
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-  const memory = createMemoryServer({ dbPath, workspace, readOnly, sandbox, python: stringOption(values, 'python'), onWarning: note, version: packageVersion() });
+  const memory = createMemoryServer({ dbPath, workspace, readOnly, sandbox, python: stringOption(values, 'python'), omit, onWarning: note, version: packageVersion() });
   note(`serving ${dbPath}${readOnly ? ' read-only' : ''}; run_python ${memory.runPython.offered ? `offered (${sandbox.summary})` : `not offered: ${memory.runPython.reason}`}`);
 
   const transport = new StdioServerTransport();

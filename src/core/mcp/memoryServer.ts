@@ -42,7 +42,15 @@ export interface MemoryServerOptions {
   /** The log's warnings and the server's own notes (stderr for the CLI). */
   onWarning?: (message: string) => void;
   version?: string;
+  /**
+   * Tools not to offer (of MEMORY_TOOLS). The editor leaves out those its own language-model tools
+   * already give every agent there, so agent mode does not see each twice.
+   */
+  omit?: readonly string[];
 }
+
+/** Every tool the server can offer. */
+export const MEMORY_TOOLS = ['search_history', 'read_events', 'history_index', 'run_python'] as const;
 
 export const MAX_SEARCH_K = 100;
 const MAX_CELL_CHARS = 200_000;
@@ -62,6 +70,9 @@ export interface MemoryServer {
 }
 
 export function createMemoryServer(opts: MemoryServerOptions): MemoryServer {
+  const unknown = (opts.omit ?? []).filter((t) => !(MEMORY_TOOLS as readonly string[]).includes(t));
+  if (unknown.length) throw new InvalidInputError(`no tool named ${unknown.join(', ')} to leave out (the tools: ${MEMORY_TOOLS.join(', ')})`);
+  const omitted = new Set(opts.omit ?? []);
   const server = new McpServer(
     { name: 'scroll-memory', title: 'Scroll memory', version: opts.version ?? '0.0.0' },
     {
@@ -111,6 +122,7 @@ export function createMemoryServer(opts: MemoryServerOptions): MemoryServer {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     guarded((a: SearchArgs) => json(searchHistory(reader.log(), a))),
+    omitted,
   );
 
   addTool(
@@ -131,6 +143,7 @@ export function createMemoryServer(opts: MemoryServerOptions): MemoryServer {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     guarded((a: PageRequest) => json(readEventPage(reader.log(), a))),
+    omitted,
   );
 
   addTool(
@@ -150,11 +163,13 @@ export function createMemoryServer(opts: MemoryServerOptions): MemoryServer {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     guarded((a: IndexArgs) => json(historyIndex(reader.log(), a))),
+    omitted,
   );
 
   let runPython: MemoryServer['runPython'];
   let cells: PythonCells | undefined;
   if (opts.readOnly) runPython = { offered: false, reason: 'read-only (untrusted workspace): its cells would be written to the log' };
+  else if (omitted.has('run_python')) runPython = { offered: false, reason: 'left out (--omit)' };
   else if (!opts.sandbox.sandboxed || !opts.sandbox.probe.available) runPython = { offered: false, reason: `the kernel would not be sandboxed: ${opts.sandbox.refusal ?? opts.sandbox.summary}` };
   else {
     runPython = { offered: true };
@@ -194,6 +209,7 @@ export function createMemoryServer(opts: MemoryServerOptions): MemoryServer {
           return toolError(e);
         }
       },
+      omitted,
     );
   }
 
@@ -225,7 +241,8 @@ type ToolHandler = (args: any, extra: { signal: AbortSignal }) => Promise<CallTo
  * TypeScript compiler out of memory (modelcontextprotocol/typescript-sdk#985, #1423). The SDK still
  * validates every call against the schema at run time; the handlers declare what they receive.
  */
-function addTool(server: McpServer, name: string, config: ToolConfig, handler: ToolHandler): void {
+function addTool(server: McpServer, name: string, config: ToolConfig, handler: ToolHandler, omitted: ReadonlySet<string>): void {
+  if (omitted.has(name)) return;
   (server.registerTool as unknown as (n: string, c: ToolConfig, h: ToolHandler) => unknown).call(server, name, config, handler);
 }
 

@@ -10,7 +10,9 @@
  * user's Jupyter kernel), in a modal dialog (cellConsent.ts); a declined cell is logged as a
  * kernel_exec with `meta.denied` and never reaches a kernel; `require` without a sandbox refuses,
  * and the refusal is the tool result. The other tools go through vscode.lm.invokeTool, so VS Code
- * shows their confirmations (edits, commands) in the chat.
+ * shows their confirmations (edits, commands) in the chat: Scroll's own and the editor's toolbox
+ * (toolbox.ts: other extensions' and MCP servers' tools the `scroll.chat.tools` setting allows or
+ * the request attached with `#`; an editor tool that does what one of Scroll's does replaces it).
  */
 import * as vscode from 'vscode';
 import { AgentLoop, type AgentProgress, type AgentRunResult, type ConfirmRequest } from '../../core/agent/agentLoop';
@@ -23,6 +25,8 @@ import { VscodeModelClient } from '../lm/vscodeModelClient';
 import { errorText, msSince, out } from '../output';
 import type { ScrollServices } from '../services';
 import { PARTICIPANT_TOOLS, TRUSTED_ONLY_TOOLS } from '../tools/registerTools';
+import { changesFiles, chooseToolbox, resultText, watchProblems } from './toolbox';
+import type { ToolboxChoice } from './toolboxSelection';
 
 /** What a session needs of Scroll's services. */
 export type AgentServices = Pick<ScrollServices, 'settings' | 'logs' | 'kernels' | 'consent'>;
@@ -58,6 +62,8 @@ export interface TurnHooks {
   onProgress: (p: AgentProgress) => void;
   /** Shows a whole cell in the chat (the consent dialog shows long cells cut). */
   showCell?: (code: string) => void;
+  /** Tools the user attached to the request with `#` (`request.toolReferences`). */
+  toolReferences?: readonly string[];
 }
 
 /** What the model is told when a cell's confinement changed between the question and the run. */
@@ -101,7 +107,9 @@ export class AgentSession {
   async run(prompt: string, model: vscode.LanguageModelChat, hooks: TurnHooks): Promise<AgentRunResult> {
     const cfg = this.services.settings.config;
     // A different model or view settings rebuild the loop (from the log: nothing is lost).
-    const key = `${model.vendor}/${model.id}|${cfg.viewMaxTokens}|${cfg.indexLevelCap}|${cfg.kernelTimeoutMs}`;
+    const toolbox = chooseToolbox(PARTICIPANT_TOOLS, hooks.toolReferences ?? []);
+    const toolboxKey = [...toolbox.offered.map((t) => t.name), ...toolbox.replaced.keys()].join(',');
+    const key = `${model.vendor}/${model.id}|${cfg.viewMaxTokens}|${cfg.indexLevelCap}|${cfg.kernelTimeoutMs}|${toolboxKey}`;
     const log = this.services.logs.log(); // reopened after a settings change or a trust grant: rebuild then too
     if (!this.loop || !this.client || this.loopKey !== key || this.loopLog !== log) {
       const t0 = performance.now();
@@ -112,12 +120,18 @@ export class AgentSession {
         log,
         session: this.session,
         model: this.client,
-        tools: this.tools(cfg.kernelTimeoutMs),
+        tools: this.tools(cfg.kernelTimeoutMs, toolbox),
         confirm: (req) => this.confirm(req),
         maxViewTokens: cfg.viewMaxTokens > 0 ? cfg.viewMaxTokens : undefined,
         view: { indexCap: Math.max(3, cfg.indexLevelCap) },
       });
       out.debug(`session ${this.session}: agent loop opened for ${model.vendor}/${model.id} in ${msSince(t0)} (view budget ${this.loop.budget} tokens)`);
+      if (toolboxKey) {
+        out.info(
+          `session ${this.session}: editor tools offered: ${toolbox.offered.map((t) => t.name).join(', ') || 'none'}` +
+            (toolbox.replaced.size ? `; in place of ${[...toolbox.replaced].map(([own, editor]) => `${own} (${editor})`).join(', ')}` : ''),
+        );
+      }
     } else {
       this.client.use(model, hooks.token);
     }
@@ -145,11 +159,12 @@ export class AgentSession {
     }
   }
 
-  /** scroll_exec (this session's kernel), then the registered tools through vscode.lm.invokeTool. */
-  private tools(timeoutMs: number): AgentTool[] {
+  /** scroll_exec (this session's kernel), the registered tools, then the editor's toolbox, all but scroll_exec through vscode.lm.invokeTool. */
+  private tools(timeoutMs: number, toolbox: ToolboxChoice): AgentTool[] {
     const tools: AgentTool[] = [];
     for (const name of PARTICIPANT_TOOLS) {
       if (!this.services.settings.trusted && TRUSTED_ONLY_TOOLS.has(name)) continue;
+      if (toolbox.replaced.has(name)) continue; // the editor's own tool does this job
       // The model sees each tool as registered (package.json): name, description, input schema.
       const info = vscode.lm.tools.find((t) => t.name === name);
       if (name === SCROLL_EXEC) {
@@ -157,6 +172,9 @@ export class AgentSession {
       } else if (info) {
         tools.push(this.bridgedTool({ name, description: info.description, inputSchema: (info.inputSchema as Record<string, unknown>) ?? { type: 'object', properties: {} } }));
       }
+    }
+    for (const t of toolbox.offered) {
+      tools.push(this.bridgedTool({ name: t.name, description: t.description, inputSchema: (t.inputSchema as Record<string, unknown>) ?? { type: 'object', properties: {} } }));
     }
     return tools;
   }
@@ -196,8 +214,17 @@ export class AgentSession {
       definition,
       invoke: async (input): Promise<ToolOutput> => {
         const h = this.hooks;
-        const result = await vscode.lm.invokeTool(definition.name, { input, toolInvocationToken: h?.toolInvocationToken }, h?.token);
-        return { content: result.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('') };
+        // Watched before the call: the language server may report while the tool is still running.
+        const problems = changesFiles(definition.name) ? watchProblems(input) : undefined;
+        let result: vscode.LanguageModelToolResult;
+        try {
+          result = await vscode.lm.invokeTool(definition.name, { input, toolInvocationToken: h?.toolInvocationToken }, h?.token);
+        } catch (e) {
+          problems?.dispose();
+          throw e;
+        }
+        const text = resultText(result);
+        return { content: problems ? text + (await problems.report()) : text };
       },
     };
   }

@@ -190,7 +190,8 @@ async function runAgent(
     md.appendCodeblock(code, 'python');
     stream.markdown(md);
   };
-  const result = await agent.run(request.prompt, request.model, { toolInvocationToken: request.toolInvocationToken, token, onProgress, showCell });
+  const toolReferences = request.toolReferences.map((r) => r.name);
+  const result = await agent.run(request.prompt, request.model, { toolInvocationToken: request.toolInvocationToken, token, onProgress, showCell, toolReferences });
   text.flush();
   if (result.stopped === 'max_steps') stream.markdown(`\n\n_Stopped after ${result.steps} model calls without a final answer; ask me to continue._`);
   const links = seqRanges(usedSeqs).map((r) => (r.from === r.to ? `[seq ${r.from}](${openEventLink(r.from)})` : `[seq ${r.from}–${r.to}](${openRangeLink(r.from, r.to)})`));

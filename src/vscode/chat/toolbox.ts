@@ -13,7 +13,7 @@ import { workspaceRoot } from '../config';
 import { EDIT_TOOL_NAME, editedPaths, selectToolbox, type ToolboxChoice } from './toolboxSelection';
 
 /** How long a tool result waits for the language server to report on an edited file. */
-const DIAGNOSTICS_WAIT_MS = 2_500;
+const DIAGNOSTICS_WAIT_MS = 4_000;
 const MAX_PROBLEMS = 40;
 const MCP_TOOL_DESCRIPTIONS = ['search_history', 'read_events', 'history_index', 'run_python'].map((t) => prompt(`mcp/${t}`));
 
@@ -64,14 +64,29 @@ export function watchProblems(input: Record<string, unknown>): { report(): Promi
   return {
     dispose: () => sub.dispose(),
     async report() {
-      // A language server checks open documents: open each (no editor is shown).
-      for (const u of uris) await Promise.resolve(vscode.workspace.openTextDocument(u)).catch(() => undefined);
+      // Language servers that pull diagnostics (JSON's, for one) check only documents shown in a tab:
+      // an edited file not in one opens in a preview tab, without taking the focus (as other agents do).
+      for (const u of uris) await showQuietly(u);
       const timer = new Promise<void>((resolve) => setTimeout(resolve, DIAGNOSTICS_WAIT_MS));
       await Promise.race([allReported, timer]);
       sub.dispose();
       return formatProblems(uris);
     },
   };
+}
+
+function inATab(uri: vscode.Uri): boolean {
+  const key = uri.toString();
+  return vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === key));
+}
+
+async function showQuietly(uri: vscode.Uri): Promise<void> {
+  try {
+    const doc = await vscode.workspace.openTextDocument(uri);
+    if (!inATab(uri)) await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true });
+  } catch {
+    // a file the edit removed, or one the editor cannot open: no problems to report for it
+  }
 }
 
 function severityName(s: vscode.DiagnosticSeverity): string {

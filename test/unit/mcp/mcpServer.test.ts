@@ -363,3 +363,17 @@ test('run_python (sandboxed): ms reads the memory, variables persist, each clien
     await b.close();
   }
 });
+
+test('--omit leaves tools out (the editor omits what its own tools offer); an unknown name is refused', async () => {
+  const c = await connect(['--workspace', ws, '--omit', 'search_history,read_events,run_python']);
+  try {
+    assert.deepEqual(await toolNames(c), ['history_index']);
+    assert.match(c.stderr(), /run_python not offered: left out/);
+  } finally {
+    await c.close();
+  }
+  const { spawnSync } = await import('node:child_process');
+  const r = spawnSync(process.execPath, [CLI, 'mcp', '--workspace', ws, '--omit', 'search'], { encoding: 'utf8', input: '' });
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /no tool named search to leave out \(the tools: search_history, read_events, history_index, run_python\)/);
+});

@@ -15,6 +15,7 @@ import os
 import re
 import sqlite3
 import unicodedata
+from datetime import date as _date
 
 __all__ = ["search", "parse_query", "make_snippet", "porter_stem", "fold", "STOP_WORDS"]
 
@@ -33,6 +34,8 @@ BROADEN_BELOW = _C["BROADEN_BELOW"]
 COMMON_SHARE = _C["COMMON_SHARE"]
 CONTEXT_NEAR = _C["CONTEXT_NEAR"]
 CONTEXT_FAR = _C["CONTEXT_FAR"]
+SEGMENT_SHARE = _C["SEGMENT_SHARE"]
+DATE_SHARE = _C["DATE_SHARE"]
 MIN_CANDIDATES = _C["MIN_CANDIDATES"]
 CONTEXT_OF = _C["CONTEXT_OF"]
 DEFAULT_K = _C["DEFAULT_K"]
@@ -347,6 +350,44 @@ def _make_term(raw_tokens, force_phrase):
             "fts": _quote(" ".join(tokens)), "keys": _unique(keys)}
 
 
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december"]
+_MONTH = "|".join(_MONTHS)
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b", re.ASCII)
+_MONTH_DAY_YEAR = re.compile(r"\b(%s)\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b" % _MONTH, re.I | re.ASCII)
+_DAY_MONTH_YEAR = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(%s),?\s+(\d{4})\b" % _MONTH, re.I | re.ASCII)
+_MONTH_YEAR = re.compile(r"\b(%s),?\s+(\d{4})\b" % _MONTH, re.I | re.ASCII)
+
+
+def _day_of(year, month, day):
+    try:
+        return (_date(year, month, day) - _EPOCH).days
+    except ValueError:
+        return None
+
+
+def date_window(text):
+    """The first date a query names, as (from_day, to_day) (query.ts dateWindow), or None."""
+    def one(d):
+        return None if d is None else (d, d + 1)
+    m = _ISO_DATE.search(text)
+    if m:
+        return one(_day_of(int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    m = _MONTH_DAY_YEAR.search(text)
+    if m:
+        return one(_day_of(int(m.group(3)), _MONTHS.index(m.group(1).lower()) + 1, int(m.group(2))))
+    m = _DAY_MONTH_YEAR.search(text)
+    if m:
+        return one(_day_of(int(m.group(3)), _MONTHS.index(m.group(2).lower()) + 1, int(m.group(1))))
+    m = _MONTH_YEAR.search(text)
+    if m:
+        year, month = int(m.group(2)), _MONTHS.index(m.group(1).lower()) + 1
+        start = _day_of(year, month, 1)
+        end = _day_of(year + 1, 1, 1) if month == 12 else _day_of(year, month + 1, 1)
+        return None if start is None or end is None else (start, end)
+    return None
+
+
 _TOKEN_CHAR = re.compile(r"\w")
 
 
@@ -415,7 +456,11 @@ def parse_query(text):
     if not terms and stop_terms:
         terms = stop_terms[:MAX_TERMS]
         stopped = []
-    return {"terms": terms, "stopped": stopped, "message": message}
+    window = date_window(text)
+    out = {"terms": terms, "stopped": stopped, "message": message}
+    if window is not None:
+        out["window"] = window
+    return out
 
 
 # --- snippet.ts ---------------------------------------------------------------------------------
@@ -741,11 +786,27 @@ def _ranked_seqs(conn, match, plan, limit):
     return conn.execute(sql, params).fetchall()
 
 
-def _with_context(conn, matched, plan):
+_EPOCH = _date(1970, 1, 1)
+_ISO_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
+
+
+def day_number(ts):
+    """Days since 1970-01-01 of an ISO timestamp or date; -1 when it does not parse (search.ts dayNumber)."""
+    m = _ISO_DAY.match(str(ts or ""))
+    if not m:
+        return -1
+    try:
+        return (_date(int(m.group(1)), int(m.group(2)), int(m.group(3))) - _EPOCH).days
+    except ValueError:
+        return -1
+
+
+def _with_context(conn, matched, plan, window):
+    """Context, segment (same session and day) and date-window re-ranking (search.ts withContext)."""
     if not matched:
         return []
     best = sorted(matched.items(), key=lambda e: (0 if e[1][1] else 1, -e[1][0], -e[0]))[:CONTEXT_OF]
-    around = set()
+    around = set(matched)
     for seq, _ in best:
         for d in range(-2, 3):
             x = seq + d
@@ -753,29 +814,42 @@ def _with_context(conn, matched, plan):
                 continue
             around.add(x)
     seqs = sorted(around)
-    session = {}
+    place = {}
     flt = (" AND " + " AND ".join(plan["where"])) if plan["where"] else ""
     for i in range(0, len(seqs), 500):
         chunk = seqs[i:i + 500]
-        sql = "SELECT e.seq AS seq, e.session AS session FROM events e WHERE e.seq IN (%s)%s" % (", ".join("?" * len(chunk)), flt)
+        sql = "SELECT e.seq AS seq, e.session AS session, e.ts AS ts FROM events e WHERE e.seq IN (%s)%s" % (
+            ", ".join("?" * len(chunk)), flt)
         for row in conn.execute(sql, list(chunk) + list(plan["params"])):
-            session[int(row[0])] = row[1]
+            place[int(row[0])] = (row[1], day_number(row[2]))
+    best_of_segment = {}
+    top = 0
+    for seq, (score, _) in matched.items():
+        p = place.get(seq)
+        if p is None:
+            continue
+        if p[1] >= 0 and score > best_of_segment.get(p, 0):
+            best_of_segment[p] = score
+        if score > top:
+            top = score
 
-    def near(seq, d, s):
-        best = 0
-        for x in (seq - d, seq + d):
-            m = matched.get(x)
-            if m is not None and session.get(x) == s and m[0] > best:
-                best = m[0]
-        return best
+    def score_at(x, p):
+        m = matched.get(x)
+        return m[0] if m is not None and place.get(x) == p else 0
+
+    def near(seq, d, p):
+        return max(score_at(seq - d, p), score_at(seq + d, p))
 
     out = []
     for seq in seqs:
-        s = session.get(seq)
-        if s is None:
+        p = place.get(seq)
+        if p is None:
             continue
         own = matched.get(seq)
-        score = (own[0] if own is not None else 0) + CONTEXT_NEAR * near(seq, 1, s) + CONTEXT_FAR * near(seq, 2, s)
+        score = (own[0] if own is not None else 0) + CONTEXT_NEAR * near(seq, 1, p) + CONTEXT_FAR * near(seq, 2, p)
+        score += SEGMENT_SHARE * (best_of_segment.get(p, 0) if p[1] >= 0 else 0)
+        if window is not None and window[0] <= p[1] < window[1]:
+            score += DATE_SHARE * top
         if score <= 0:
             continue
         precise = own is not None and own[1]
@@ -808,7 +882,7 @@ def nothing_to_search(query):
     return "nothing to search: the query is empty"
 
 
-def _rank_page(conn, terms, plan, k, offset):
+def _rank_page(conn, terms, plan, k, offset, window=None):
     """One page of the fixed ranked list and how many events the first candidate queries matched
     (search.ts rankPage). Entries are (seq, score, match)."""
     and_query = " AND ".join(t["fts"] for t in terms)
@@ -830,7 +904,7 @@ def _rank_page(conn, terms, plan, k, offset):
         for seq, r in or_first:
             if int(seq) not in matched:
                 matched[int(seq)] = (-r, False)
-    head = _with_context(conn, matched, plan)
+    head = _with_context(conn, matched, plan, window)
     # One fixed list by score, whatever the page (see search.ts).
     pool = {h[0]: h for h in head}
     for seq, (score, precise) in matched.items():
@@ -842,7 +916,11 @@ def _rank_page(conn, terms, plan, k, offset):
         precise_seqs = set(int(seq) for seq, _ in and_first)
         for seq, r in ranks(or_query if broaden else and_query, first, want + len(head)):
             seq = int(seq)
-            if seq in pool:
+            listed = pool.get(seq)
+            if listed is not None:
+                if listed[2] == "context":  # a neighbour the deeper fetch shows to be a match (search.ts)
+                    every = not broaden or seq in precise_seqs
+                    pool[seq] = (seq, listed[1], "every" if every else "some")
                 continue
             every = not broaden or seq in precise_seqs
             pool[seq] = (seq, -r, "every" if every else "some")
@@ -891,13 +969,13 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
     if plan["empty"]:
         return finish()
     try:
-        page, matches = _rank_page(conn, terms, plan, k, offset)
+        page, matches = _rank_page(conn, terms, plan, k, offset, parsed.get("window"))
         if matches == 0 and ignored:
             # The words kept match nothing: search every word instead (see search.ts).
             terms = parsed["terms"]
             ignored = []
             result["terms"] = [t["text"] for t in terms]
-            page, matches = _rank_page(conn, terms, plan, k, offset)
+            page, matches = _rank_page(conn, terms, plan, k, offset, parsed.get("window"))
     except sqlite3.Error as exc:
         return _failed(finish(), exc)
     finish()

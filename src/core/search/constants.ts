@@ -20,6 +20,14 @@ export const COMMON_SHARE: number = rules.COMMON_SHARE;
  */
 export const CONTEXT_NEAR: number = rules.CONTEXT_NEAR;
 export const CONTEXT_FAR: number = rules.CONTEXT_FAR;
+/**
+ * Session-then-turn: an event adds this share of the best candidate's score in its segment (the
+ * same session on the same day of ts: one sitting), so the turns of the sitting that matches best
+ * rank above a lone match elsewhere.
+ */
+export const SEGMENT_SHARE: number = rules.SEGMENT_SHARE;
+/** An event on a day the query names ("on 24 October 2023", "in March 2023") adds this share of the best score. */
+export const DATE_SHARE: number = rules.DATE_SHARE;
 /** Matches fetched for context re-ranking (the head of the list; fixed, so paging is stable). */
 export const MIN_CANDIDATES: number = rules.MIN_CANDIDATES;
 /** Best candidates whose neighbourhood is ranked into the head. */

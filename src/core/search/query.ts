@@ -36,8 +36,16 @@ export interface QueryTerm {
   keys: string[];
 }
 
+/** Days (since 1970-01-01 UTC) a query names: from inclusive, to exclusive. */
+export interface DateWindow {
+  from: number;
+  to: number;
+}
+
 export interface ParsedQuery {
   terms: QueryTerm[];
+  /** The first date the query names, as a window of days (search.ts lifts events on those days). */
+  window?: DateWindow;
   /** Stop words dropped. */
   stopped: string[];
   /** Set when part of the input was not searched. */
@@ -121,6 +129,42 @@ export function cutAtWordBoundary(text: string, max: number): string {
   return text.slice(0, end);
 }
 
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTH = MONTHS.join('|');
+const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/;
+const MONTH_DAY_YEAR = new RegExp(`\\b(${MONTH})\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`, 'i');
+const DAY_MONTH_YEAR = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?(${MONTH}),?\\s+(\\d{4})\\b`, 'i');
+const MONTH_YEAR = new RegExp(`\\b(${MONTH}),?\\s+(\\d{4})\\b`, 'i');
+
+/** Day number of a calendar date; undefined when there is no such day (30 February). */
+function dayOf(year: number, month: number, day: number): number | undefined {
+  const d = new Date(Date.UTC(year, month, day));
+  return d.getUTCFullYear() === year && d.getUTCMonth() === month && d.getUTCDate() === day ? Math.floor(d.getTime() / 86_400_000) : undefined;
+}
+
+/**
+ * The first date a query names, as days: `2023-10-24`, `October 24, 2023`, `24 October 2023` (one
+ * day), `March 2023` (the month). Full English month names only ("may" alone is a word).
+ */
+export function dateWindow(text: string): DateWindow | undefined {
+  const one = (from: number | undefined) => (from === undefined ? undefined : { from, to: from + 1 });
+  let m = ISO_DATE.exec(text);
+  if (m) return one(dayOf(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  m = MONTH_DAY_YEAR.exec(text);
+  if (m) return one(dayOf(Number(m[3]), MONTHS.indexOf(m[1].toLowerCase()), Number(m[2])));
+  m = DAY_MONTH_YEAR.exec(text);
+  if (m) return one(dayOf(Number(m[3]), MONTHS.indexOf(m[2].toLowerCase()), Number(m[1])));
+  m = MONTH_YEAR.exec(text);
+  if (m) {
+    const year = Number(m[2]);
+    const month = MONTHS.indexOf(m[1].toLowerCase());
+    const from = dayOf(year, month, 1);
+    const to = month === 11 ? dayOf(year + 1, 0, 1) : dayOf(year, month + 1, 1);
+    return from === undefined || to === undefined ? undefined : { from, to };
+  }
+  return undefined;
+}
+
 export function parseQuery(input: unknown): ParsedQuery {
   let text = typeof input === 'string' ? input : input == null ? '' : String(input);
   let message: string | undefined;
@@ -177,5 +221,6 @@ export function parseQuery(input: unknown): ParsedQuery {
     terms.push(...stopTerms.slice(0, MAX_TERMS));
     stopped.length = 0;
   }
-  return { terms, stopped, message };
+  const window = dateWindow(text);
+  return window ? { terms, stopped, message, window } : { terms, stopped, message };
 }

@@ -26,11 +26,11 @@
  * so a caller (the history panel) never re-parses a query or writes FTS SQL of its own.
  */
 import type { SearchHit, SearchOptions, SearchResult } from '../types';
-import { parseQuery, type QueryTerm } from './query';
+import { parseQuery, type DateWindow, type QueryTerm } from './query';
 import { makeSnippet } from './snippet';
 import { stemKey } from './tokens';
 import { isCorruptionError } from '../db/sqliteErrors';
-import { BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, CONTEXT_FAR, CONTEXT_NEAR, CONTEXT_OF, DEFAULT_K, MAX_K, MAX_OFFSET, MIN_CANDIDATES } from './constants';
+import { BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, CONTEXT_FAR, CONTEXT_NEAR, CONTEXT_OF, DATE_SHARE, DEFAULT_K, MAX_K, MAX_OFFSET, MIN_CANDIDATES, SEGMENT_SHARE } from './constants';
 
 /** Said when SQLite reports damage during a search: the index is derived, the log can rebuild it. */
 export const DAMAGED_INDEX_HINT = 'the search index may be damaged: `scroll reindex` rebuilds it from the log';
@@ -273,6 +273,8 @@ interface SessionIds {
   searches: number;
   upTo: number;
   ids: Int32Array;
+  /** Day of each event's ts (days since 1970-01-01 UTC; -1 unknown): a session's day is a segment. */
+  days: Int32Array;
   names: string[];
   byName: Map<string, number>;
 }
@@ -285,15 +287,19 @@ function sessionIds(db: SearchDatabase, maxSeq: number): SessionIds | undefined 
   let m = sessionIdsByDb.get(db);
   if (m && m.upTo > maxSeq) m = undefined; // the log was replaced under this connection
   if (!m) {
-    m = { searches: 0, upTo: 0, ids: new Int32Array(0), names: [], byName: new Map() };
+    m = { searches: 0, upTo: 0, ids: new Int32Array(0), days: new Int32Array(0), names: [], byName: new Map() };
     sessionIdsByDb.set(db, m);
   }
   if (++m.searches < 2) return undefined;
   if (m.upTo === maxSeq) return m;
   let ids = m.ids;
+  let days = m.days;
   if (maxSeq + 1 > ids.length) {
-    ids = new Int32Array(Math.max(maxSeq + 1, Math.ceil(ids.length * 1.5))).fill(-1);
+    const size = Math.max(maxSeq + 1, Math.ceil(ids.length * 1.5));
+    ids = new Int32Array(size).fill(-1);
     ids.set(m.ids);
+    days = new Int32Array(size).fill(-1);
+    days.set(m.days);
   }
   const idOf = (session: string): number => {
     let id = m!.byName.get(session);
@@ -324,19 +330,53 @@ function sessionIds(db: SearchDatabase, maxSeq: number): SessionIds | undefined 
       const id = idOf(session);
       for (const r of seqsOf.all(session, maxSeq)) ids[Number(r.seq)] = id;
     }
+    // Days the same way, from the covering (ts, seq) index: a day whose events are one run of seqs
+    // is filled as a range, the others seq by seq.
+    const dayRuns = cached(
+      db,
+      'SELECT substr(ts, 1, 10) AS d, min(seq) AS lo, max(seq) AS hi, count(*) AS n FROM events INDEXED BY events_ts WHERE seq <= ? GROUP BY d',
+    ).all(maxSeq);
+    const seqsOn = cached(db, 'SELECT seq FROM events INDEXED BY events_ts WHERE ts >= ? AND ts < ? AND seq <= ?');
+    for (const r of dayRuns) {
+      const day = dayNumber(r.d);
+      const lo = Number(r.lo);
+      const hi = Number(r.hi);
+      if (Number(r.n) === hi - lo + 1) days.fill(day, lo, hi + 1);
+      else for (const x of seqsOn.all(r.d, r.d + '\uffff', maxSeq)) days[Number(x.seq)] = day;
+    }
   } else {
-    for (const r of cached(db, 'SELECT seq, session FROM events WHERE seq > ? AND seq <= ?').all(m.upTo, maxSeq)) {
+    for (const r of cached(db, 'SELECT seq, session, ts FROM events WHERE seq > ? AND seq <= ?').all(m.upTo, maxSeq)) {
       ids[Number(r.seq)] = idOf(r.session);
+      days[Number(r.seq)] = dayNumber(r.ts);
     }
   }
   m.ids = ids;
+  m.days = days;
   m.upTo = maxSeq;
   return m;
 }
 
-/** seq → session for the given seqs that pass the plan's filters (absent: filtered out or no event). */
-function contextSessions(db: SearchDatabase, seqs: number[], plan: Plan): Map<number, string> {
-  const session = new Map<number, string>();
+/** Where an event is: its session and the day of its ts (a segment: one sitting of a session). */
+interface Place {
+  session: string;
+  day: number;
+  /** Same number: same session and day (-1: no day, a segment of its own). */
+  segment: number;
+}
+
+/** Segment number from a session number and a day (days fit 16 bits until 2149). */
+const segmentOf = (sessionNo: number, day: number) => (day < 0 ? -1 : sessionNo * 65_536 + (day & 0xffff));
+
+/** Day number (days since 1970-01-01 UTC) of an ISO timestamp or date; -1 when it does not parse. */
+export function dayNumber(ts: unknown): number {
+  const t = String(ts ?? '');
+  const ms = Date.UTC(Number(t.slice(0, 4)), Number(t.slice(5, 7)) - 1, Number(t.slice(8, 10)));
+  return /^\d{4}-\d{2}-\d{2}/.test(t) && Number.isFinite(ms) ? Math.floor(ms / 86_400_000) : -1;
+}
+
+/** seq → place for the given seqs that pass the plan's filters (absent: filtered out or no event). */
+function contextPlaces(db: SearchDatabase, seqs: number[], plan: Plan): Map<number, Place> {
+  const place = new Map<number, Place>();
   if (!plan.rowFilters) {
     const m = sessionIds(db, corpusStats(db).maxSeq);
     if (m) {
@@ -344,34 +384,44 @@ function contextSessions(db: SearchDatabase, seqs: number[], plan: Plan): Map<nu
         const id = seq <= m.upTo ? m.ids[seq] : -1;
         if (id < 0) continue;
         const name = m.names[id];
-        if (plan.session === undefined || name === plan.session) session.set(seq, name);
+        const day = m.days[seq];
+        if (plan.session === undefined || name === plan.session) place.set(seq, { session: name, day, segment: segmentOf(id, day) });
       }
-      return session;
+      return place;
     }
   }
   const filter = plan.where.length ? ` AND ${plan.where.join(' AND ')}` : '';
+  const sessionNo = new Map<string, number>();
   for (let i = 0; i < seqs.length; i += 500) {
     const chunk = seqs.slice(i, i + 500);
-    const sql = `SELECT e.seq AS seq, e.session AS session FROM events e WHERE e.seq IN (${chunk.map(() => '?').join(', ')})${filter}`;
-    for (const row of cached(db, sql).all(...chunk, ...plan.params)) session.set(Number(row.seq), row.session);
+    const sql = `SELECT e.seq AS seq, e.session AS session, e.ts AS ts FROM events e WHERE e.seq IN (${chunk.map(() => '?').join(', ')})${filter}`;
+    for (const row of cached(db, sql).all(...chunk, ...plan.params)) {
+      let no = sessionNo.get(row.session);
+      if (no === undefined) sessionNo.set(row.session, (no = sessionNo.size));
+      const day = dayNumber(row.ts);
+      place.set(Number(row.seq), { session: row.session, day, segment: segmentOf(no, day) });
+    }
   }
-  return session;
+  return place;
 }
 
 /**
- * Re-ranks matches with their context and adds the neighbours (±1, ±2 in the same session, passing
- * the filters) that context lifts. Precise (AND) matches come first; OR-only matches and
- * neighbours that match nothing themselves are `broadened`. Ties: newest seq first.
+ * Re-ranks matches with their context and adds the neighbours (±1, ±2 in the same session and
+ * day, passing the filters) that context lifts. Every candidate and neighbour scores its own bm25
+ * (0 for a neighbour that is not a candidate), plus CONTEXT_NEAR/CONTEXT_FAR of its best neighbour
+ * 1/2 events away, plus SEGMENT_SHARE of the best candidate of its segment (the same session on the
+ * same day: session-then-turn ranking), plus DATE_SHARE of the best candidate's score when its day
+ * is in the query's date window. OR-only matches and neighbours are `broadened`.
  */
-function withContext(db: SearchDatabase, matched: Map<number, { score: number; precise: boolean }>, plan: Plan): Ranked[] {
+function withContext(db: SearchDatabase, matched: Map<number, { score: number; precise: boolean }>, plan: Plan, window: DateWindow | undefined): Ranked[] {
   if (matched.size === 0) return [];
-  // Only the best CONTEXT_OF candidates (in final order) and their neighbours are ranked: each
+  // Only the best CONTEXT_OF candidates and their neighbours are looked up around: each
   // looked-up neighbour costs a row read, and deeper pages follow plain bm25 order.
   const best = [...matched.entries()]
     .sort((a, b) => (a[1].precise !== b[1].precise ? (a[1].precise ? -1 : 1) : b[1].score - a[1].score || b[0] - a[0]))
     .slice(0, CONTEXT_OF)
     .map((e) => e[0]);
-  const around = new Set<number>();
+  const around = new Set<number>(matched.keys());
   for (const seq of best) {
     for (let d = -2; d <= 2; d++) {
       const x = seq + d;
@@ -380,24 +430,33 @@ function withContext(db: SearchDatabase, matched: Map<number, { score: number; p
     }
   }
   const seqs = [...around].sort((a, b) => a - b);
-  const session = contextSessions(db, seqs, plan);
-  const near = (seq: number, d: number, s: string): number => {
-    let best = 0;
-    for (const x of [seq - d, seq + d]) {
-      const m = matched.get(x);
-      if (m && session.get(x) === s && m.score > best) best = m.score;
-    }
-    return best;
+  const place = contextPlaces(db, seqs, plan);
+  const bestOfSegment = new Map<number, number>();
+  let top = 0;
+  for (const [seq, m] of matched) {
+    const p = place.get(seq);
+    if (!p) continue;
+    if (p.segment >= 0 && m.score > (bestOfSegment.get(p.segment) ?? 0)) bestOfSegment.set(p.segment, m.score);
+    if (m.score > top) top = m.score;
+  }
+  // A neighbour counts in the same session on the same day (a day without ts: the same session).
+  const sameSitting = (p: Place, q: Place | undefined) => q !== undefined && q.session === p.session && q.day === p.day;
+  const scoreAt = (x: number, p: Place): number => {
+    const m = matched.get(x);
+    return m !== undefined && sameSitting(p, place.get(x)) ? m.score : 0;
   };
-  const out: (Ranked & { precise: boolean })[] = [];
+  const near = (seq: number, d: number, p: Place): number => Math.max(scoreAt(seq - d, p), scoreAt(seq + d, p));
+  const out: Ranked[] = [];
   for (const seq of seqs) {
-    const s = session.get(seq);
-    if (s === undefined) continue; // filtered out
+    const p = place.get(seq);
+    if (p === undefined) continue; // filtered out
     const own = matched.get(seq);
-    const score = (own ? own.score : 0) + CONTEXT_NEAR * near(seq, 1, s) + CONTEXT_FAR * near(seq, 2, s);
+    let score = (own ? own.score : 0) + CONTEXT_NEAR * near(seq, 1, p) + CONTEXT_FAR * near(seq, 2, p);
+    score += SEGMENT_SHARE * (p.segment >= 0 ? bestOfSegment.get(p.segment) ?? 0 : 0);
+    if (window && p.day >= window.from && p.day < window.to) score += DATE_SHARE * top;
     if (score <= 0) continue;
     const precise = own !== undefined && own.precise;
-    out.push({ seq, score, broadened: !precise, precise, match: precise ? 'every' : own ? 'some' : 'context' });
+    out.push({ seq, score, broadened: !precise, match: precise ? 'every' : own ? 'some' : 'context' });
   }
   out.sort(byScore);
   return out;
@@ -556,14 +615,14 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
 
   let page: Ranked[];
   try {
-    let ranked = rankPage(db, terms, plan, k, offset);
+    let ranked = rankPage(db, terms, plan, k, offset, parsed.window);
     if (ranked.matches === 0 && ignored.length > 0) {
       // The words kept match nothing: the common words were not useless after all ("pool size"
       // where no event says "size"). Search every word instead of answering "no hits".
       terms = parsed.terms;
       ignored = [];
       result.terms = terms.map((t) => t.text);
-      ranked = rankPage(db, terms, plan, k, offset);
+      ranked = rankPage(db, terms, plan, k, offset, parsed.window);
     }
     page = ranked.page;
   } catch (err) {
@@ -614,7 +673,7 @@ function finish(result: SearchResult, ignored: NonNullable<SearchResult['ignored
  * One page of the fixed ranked list of `terms` (steps 2-5 above), and how many events the first
  * candidate queries matched (0: nothing matches any term).
  */
-function rankPage(db: SearchDatabase, terms: QueryTerm[], plan: Plan, k: number, offset: number): { page: Ranked[]; matches: number } {
+function rankPage(db: SearchDatabase, terms: QueryTerm[], plan: Plan, k: number, offset: number, window: DateWindow | undefined): { page: Ranked[]; matches: number } {
   const andQuery = terms.map((t) => t.fts).join(' AND ');
   const orQuery = terms.map((t) => t.fts).join(' OR ');
   // A query that returned fewer rows than it asked for returned every match: asking again with
@@ -632,7 +691,7 @@ function rankPage(db: SearchDatabase, terms: QueryTerm[], plan: Plan, k: number,
       if (!matched.has(r.seq)) matched.set(r.seq, { score: -r.r, precise: false });
     }
   }
-  const head = withContext(db, matched, plan);
+  const head = withContext(db, matched, plan, window);
   // One fixed list by score, whatever the page: the head (context-ranked), the other candidates,
   // and, when the page reaches past them, the remaining matches in bm25 order (OR-only ones too
   // when the query broadens). Every match not fetched scores at most the last one fetched, and
@@ -646,7 +705,17 @@ function rankPage(db: SearchDatabase, terms: QueryTerm[], plan: Plan, k: number,
   if (first.length >= MIN_CANDIDATES && want > pool.size - head.length) {
     const precise = new Set(andFirst.map((r) => r.seq));
     for (const r of ranks(broaden ? orQuery : andQuery, first, want + head.length)) {
-      if (pool.has(r.seq)) continue;
+      const listed = pool.get(r.seq);
+      if (listed) {
+        // A neighbour listed for its context that the deeper fetch shows to be a match: say so
+        // (its place stays where its context put it).
+        if (listed.match === 'context') {
+          const every = !broaden || precise.has(r.seq);
+          listed.match = every ? 'every' : 'some';
+          listed.broadened = !every;
+        }
+        continue;
+      }
       const every = !broaden || precise.has(r.seq);
       pool.set(r.seq, { seq: r.seq, score: -r.r, broadened: !every, match: every ? 'every' : 'some' });
     }

@@ -19,6 +19,8 @@ layer() { # layer NAME COMMAND...: runs one layer, records a failure and carries
 }
 
 echo "== build"
+# A clean out/: compiled copies of moved or deleted tests would otherwise still run.
+rm -rf out
 npx tsc -p . || { echo "== build: FAILED (tsc)"; exit 1; }
 node scripts/build.mjs || { echo "== build: FAILED (esbuild)"; exit 1; }
 

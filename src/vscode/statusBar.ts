@@ -1,5 +1,6 @@
 /**
- * Status bar: the working view's tokens / budget and the kernel's state; click opens the panel. The
+ * Status bar: the working view's tokens / budget and the Python kernel's state ("Scroll · no chat yet"
+ * before the first @scroll chat); click opens the panel. The
  * tooltip says whether the Python kernel is sandboxed (cellConfinement: the same answer scroll_exec
  * asks the user by). When cells go to the user's Jupyter kernel, a second item offers Scroll's
  * sandboxed kernel ("Scroll: Use Sandboxed Python Kernel"). The "Scroll" output channel gets the mode
@@ -52,8 +53,9 @@ export function statusText(services: StatusServices, opts: { checkSandbox?: bool
   const session = services.sessions.active;
   const f = services.sessions.figuresOf(session);
   const kernel = services.kernels.state(session);
-  const view = f ? `${formatTokens(f.viewTokens)}/${formatTokens(f.budget)}` : '—';
-  const kernelLabel = kernel === 'none' ? 'no kernel' : `py ${kernel}`;
+  // Words a person reads at a glance: before the first @scroll chat there are no figures to show.
+  const view = f ? `${formatTokens(f.viewTokens)}/${formatTokens(f.budget)} tokens` : 'Scroll';
+  const kernelLabel = kernel !== 'none' ? `Python ${kernel}` : f ? 'Python not started' : 'no chat yet';
   const confinement = opts.checkSandbox === false ? undefined : confinementOf(services, session);
   const mode = !services.settings.trusted
     ? 'Python kernel: disabled in untrusted workspaces'
@@ -62,7 +64,7 @@ export function statusText(services: StatusServices, opts: { checkSandbox?: bool
       : 'Python kernel: checking the sandbox…';
   const tooltip = [
     'Scroll — click to open the history panel',
-    session ? `Session: ${session}` : 'No @scroll session yet',
+    session ? `Session: ${session}` : 'No @scroll chat yet: ask @scroll in the Chat view to start one',
     f ? `Working view: ${f.viewTokens} of ${f.budget} tokens; ${f.evictions} eviction${f.evictions === 1 ? '' : 's'}` : 'Working view: not built yet',
     `Kernel: ${kernel === 'none' ? 'not started' : kernel}`,
     mode,

@@ -18,6 +18,13 @@ describe('@scroll in the Chat view (UI)', function () {
     await wb?.close();
   });
 
+  it('before the first chat the status bar says so in words', async () => {
+    const item = wb.page.locator('.part.statusbar [id="scroll-dev.scroll-memory.scroll.status"], .part.statusbar .statusbar-item').filter({ hasText: /Scroll|tokens/ }).first();
+    const text = (await item.innerText()).trim();
+    assert.match(text, /Scroll · no chat yet/);
+    assert.doesNotMatch(text, /—|no kernel/);
+  });
+
   it('answers a question with history search, a seq link and a session footer', async () => {
     wb.setScript({
       turns: [
@@ -66,6 +73,6 @@ describe('@scroll in the Chat view (UI)', function () {
 
   it('the status bar shows the working view tokens / budget', async () => {
     const text = await wb.statusBarText();
-    assert.match(text, /\d+(\.\d)?k?\/\d+k · (no kernel|py \w+)/);
+    assert.match(text, /\d+(\.\d)?k?\/\d+k tokens · Python (not started|\w+)/);
   });
 });

@@ -25,13 +25,23 @@ describe('history integrity commands (real workbench)', function () {
     await waitFor(async () => (await wb.notifications()).length === 0, { what: 'the toasts to clear' });
   };
 
-  it('Check History Integrity reports an intact history', async () => {
+  it('Check History Integrity reports an intact history in a short toast; "Details" opens the full report', async () => {
     await clearToasts();
     await wb.runCommand('Scroll: Check History Integrity');
     const text = await toast(/history is intact/, 'the "history is intact" notification');
-    const m = /events up to seq (\d+), the search index, and (\d+) payload file\(s\) verified/.exec(text);
+    const m = /Scroll: the history is intact \(seq 1–(\d+)\)\./.exec(text);
     assert.ok(m, text);
     assert.ok(Number(m[1]) > 0, 'the seeded history has events');
+    // Short enough to be read whole: the message line is not cut off with an ellipsis.
+    const message = wb.page.locator('.notifications-toasts .notification-toast .notification-list-item-message').first();
+    const cut = await message.evaluate((el) => el.scrollWidth > el.clientWidth + 1);
+    assert.equal(cut, false, 'the toast message fits its line');
+    await wb.page.locator('.notifications-toasts .notification-toast').getByRole('button', { name: 'Details' }).click();
+    const report = await waitFor(async () => {
+      const t = await wb.activeEditorText().catch(() => '');
+      return /# Scroll history check/.test(t) && t;
+    }, { what: 'the report tab' });
+    assert.match(report, new RegExp(`Intact\\*\\*: events up to seq ${m[1]}, the search index, and \\d+ payload file\\(s\\) verified`));
   });
 
   it('Rebuild Search Index reports how many events it indexed; the history checks intact after it', async () => {

@@ -18,7 +18,8 @@ import type { ScrollServices } from '../services';
 export type IntegrityServices = Pick<ScrollServices, 'settings' | 'logs'>;
 
 const REBUILD = REBUILD_INDEX_TITLE;
-const REPORT = 'Show Report';
+// Toasts stay short (a long one is cut off mid-sentence); the full findings open with "Details".
+const DETAILS = 'Details';
 const CHECK_FAILED = 'the history check could not run:';
 const REBUILD_FAILED = 'rebuilding the search index failed; the events are untouched.';
 
@@ -73,17 +74,28 @@ async function checkHistory(services: IntegrityServices, quiet: boolean): Promis
   }
   logCheck(log, result, msSince(t0));
   if (quiet) return result;
+  const showReport = async () =>
+    vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language: 'markdown', content: report(log.path, result, log.maxSeq()) }));
   if (result.ok) {
-    void vscode.window.showInformationMessage(
-      `Scroll: the history is intact — events up to seq ${log.maxSeq()}, the search index, and ${result.payloads.checked} payload file(s) verified.`,
-    );
+    void vscode.window.showInformationMessage(`Scroll: the history is intact (seq 1–${log.maxSeq()}).`, DETAILS).then((c) => (c === DETAILS ? showReport() : undefined));
     return result;
   }
-  const actions = result.database.length === 0 && result.index.length > 0 && services.settings.trusted ? [REBUILD, REPORT] : [REPORT];
-  const choice = await vscode.window.showWarningMessage(`Scroll: the history check found problems. ${editorAdvice(result)}`, ...actions);
+  const actions = result.database.length === 0 && result.index.length > 0 && services.settings.trusted ? [REBUILD, DETAILS] : [DETAILS];
+  const choice = await vscode.window.showWarningMessage(`Scroll: the history check found problems in ${damagedParts(result)}.`, ...actions);
   if (choice === REBUILD) await rebuildSearchIndex(services);
-  else if (choice === REPORT) await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ language: 'markdown', content: report(log.path, result) }));
+  else if (choice === DETAILS) await showReport();
   return result;
+}
+
+/** Which parts the check found damaged, in a few words for the toast. */
+export function damagedParts(r: LogVerification): string {
+  const parts: string[] = [];
+  if (r.database.length) parts.push('the database pages');
+  if (r.index.length) parts.push('the search index');
+  if (r.payloads.missing.length || r.payloads.damaged.length) parts.push('payload files');
+  if (r.chain && !r.chain.ok) parts.push('the history chain');
+  if (!parts.length) return 'the log';
+  return parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
 }
 
 /** Refills the search index from the events; returns the number of events indexed, or undefined. */
@@ -156,12 +168,17 @@ function editorAdvice(r: LogVerification): string {
   return forEditor(r.advice);
 }
 
-function report(path: string, r: LogVerification): string {
+function report(path: string, r: LogVerification, maxSeq: number): string {
   const list = (xs: Array<string | number>, none: string) => (xs.length ? xs.map((x) => `- ${x}`).join('\n') : none);
+  const verdict = r.ok
+    ? `**Intact**: events up to seq ${maxSeq}, the search index, and ${r.payloads.checked} payload file(s) verified.`
+    : `**Problems found** in ${damagedParts(r)}: see below and "What to do".`;
   return [
     `# Scroll history check`,
     ``,
     `Log: \`${path}\``,
+    ``,
+    verdict,
     ``,
     `## Database pages`,
     list(r.database, 'ok'),

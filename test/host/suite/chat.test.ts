@@ -193,7 +193,7 @@ describe('@scroll in the Chat view (scripted model)', function () {
     const figures = api.services.sessions.figuresOf(session)!;
     assert.equal(figures.budget, BUDGET);
     const status = statusText(api.services);
-    assert.match(status.text, /\/3k · py (idle|busy)/);
+    assert.match(status.text, /\/3k tokens · Python (idle|busy)/);
     assert.match(status.tooltip, new RegExp(session));
 
     // /index lists the evicted segments; the index tab and a segment tab open.

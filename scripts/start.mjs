@@ -66,7 +66,10 @@ async function main() {
       ${url}
 
   Open it in a browser. Try: Command Palette → "Scroll: Search History", "Scroll: Open History Panel",
-  or the Chat view: "@scroll /search retry cap".${opts['scripted-lm'] ? '\n  Scripted test model installed: run "Test: Scripted LM: Use in Chat" to select it.' : ''}
+  or the Chat view: "@scroll /search retry cap".${opts['scripted-lm'] ? '\n  Scripted test model installed (replays test scripts, no real answers): "Test: Scripted LM: Use in Chat" selects it.' : ''}
+  A real chat needs a model that can call tools: Copilot's, or a local OpenAI-compatible server (Ollama,
+  vLLM, llama.cpp) set in the settings scroll.openai.baseUrl and scroll.openai.model, then picked as
+  "<model> (Scroll, OpenAI-compatible)". @scroll /search, /expand and /index need no model.
   Editor log: ${server.logFile}
   Ctrl-C stops it.
 `);

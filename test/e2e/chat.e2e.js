@@ -44,7 +44,7 @@ describe('@scroll in the Chat view (UI)', function () {
   it('a seq link opens the event in an editor tab', async () => {
     const link = wb.chatResponseRows().last().locator('a', { hasText: /^seq 1$/ }).first();
     await link.click();
-    await wb.waitForTab('1.md');
+    await wb.waitForTab('seq 1 · user message'); // a tab titled by what it shows (issue 20), not "1.md"
     assert.match(await wb.activeEditorText(), /# Event 1 · user_message/);
   });
 
@@ -74,5 +74,53 @@ describe('@scroll in the Chat view (UI)', function () {
   it('the status bar shows the working view tokens / budget', async () => {
     const text = await wb.statusBarText();
     assert.match(text, /\d+(\.\d)?k?\/\d+k tokens · Python (not started|\w+)/);
+  });
+
+  /** Layout problems of the last response: code blocks, and elements wider than the box they are in. */
+  const layoutOf = () =>
+    wb.chatResponseRows().last().evaluate((row) => {
+      const overflowing = [...row.querySelectorAll('*')]
+        .filter((el) => el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible')
+        .map((el) => `${el.tagName.toLowerCase()}.${el.className}`.slice(0, 80));
+      return { width: row.clientWidth, codeBlocks: row.querySelectorAll('pre').length, overflowing };
+    });
+
+  it('/search is readable in the narrow chat view: text first, one short line per hit, compact times', async () => {
+    const reply = await wb.sendChat('@scroll /search retry cap');
+    const layout = await layoutOf();
+    await wb.screenshot('chat-search-narrow');
+    assert.ok(layout.width <= 450, `the chat view is narrow in this layout (${layout.width} px)`);
+    assert.match(reply, /hits? for retry cap/);
+    assert.doesNotMatch(reply, /\d{4}-\d\d-\d\dT\d\d/, 'no ISO timestamps');
+    assert.equal(layout.codeBlocks, 0);
+    assert.deepEqual(layout.overflowing, [], 'nothing wider than the chat view');
+    // The hit's metadata is one short line: "seq N · kind · time".
+    assert.match(reply, /seq \d+ · [a-z ]+ · (just now|\d+ (min|h|d) ago|[A-Z][a-z]{2} \d{1,2}|\d{4}-\d\d-\d\d)/);
+  });
+
+  it('/expand shows the text as wrapping text, no code block cut off, then one metadata line', async () => {
+    const reply = await wb.sendChat('@scroll /expand 1..3');
+    const layout = await layoutOf();
+    await wb.screenshot('chat-expand-narrow');
+    assert.equal(layout.codeBlocks, 0, 'no non-wrapping code blocks');
+    assert.deepEqual(layout.overflowing, [], 'nothing wider than the chat view');
+    assert.match(reply, /seq 1 · user message · /);
+    assert.doesNotMatch(reply, /\*\*kind:\*\*|^- kind:/m, 'no bullet list of metadata');
+  });
+
+  it('/index in a session with nothing evicted lists the sessions that have an index', async () => {
+    const reply = await wb.sendChat('@scroll /index');
+    assert.match(reply, /Nothing has been evicted from this session's working view yet/);
+    assert.match(reply, /Sessions with an eviction index:/);
+    assert.match(reply, /\S+: \d+ evictions?/);
+  });
+
+  it('a plain question to the scripted test model, nothing scripted, says it is a test model and how to set up a real one', async () => {
+    wb.setScript([]);
+    const reply = await wb.sendChat('@scroll what does this project do?');
+    assert.match(reply, /scripted test model/i);
+    assert.match(reply, /scroll\.openai\.baseUrl/);
+    assert.match(reply, /scroll\.openai\.model/);
+    assert.match(reply, /model Scripted test model/, 'the footer names the model that answered');
   });
 });

@@ -420,7 +420,7 @@ class Workbench {
    * Selects the scripted model in the chat view (and opens it). Without a Copilot sign-in the chat view does
    * not pick a third-party model by itself, and a participant then gets "Language model unavailable".
    */
-  async useScriptedModel({ name = 'Scripted Model', timeoutMs = 90000 } = {}) {
+  async useScriptedModel({ name = 'Scripted test model', timeoutMs = 90000 } = {}) {
     await this.runCommand('Test: Scripted LM: Use in Chat');
     await waitFor(async () => (await this.chatModelName()) === name, { timeoutMs, what: `the chat model picker to show "${name}"` });
   }

@@ -63,3 +63,20 @@ export function latestSession(log: QueryableLog): string | undefined {
   const row = stmt(log, 'SELECT session FROM events ORDER BY seq DESC LIMIT 1').get() as { session: unknown } | undefined;
   return row ? String(row.session) : undefined;
 }
+
+/** A session that has evicted from its working view: how often, and its newest eviction's seq. */
+export interface EvictedSession {
+  session: string;
+  evictions: number;
+  lastEvictionSeq: number;
+}
+
+/** The sessions with at least one eviction, the most recently evicting first. */
+export function sessionsWithEvictions(log: QueryableLog): EvictedSession[] {
+  return stmt(log, "SELECT session, COUNT(*) AS n, MAX(seq) AS last FROM events WHERE kind = 'eviction' GROUP BY session ORDER BY last DESC")
+    .all()
+    .map((r) => {
+      const row = r as { session: unknown; n: unknown; last: unknown };
+      return { session: String(row.session), evictions: Number(row.n), lastEvictionSeq: Number(row.last) };
+    });
+}

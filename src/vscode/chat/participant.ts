@@ -8,9 +8,10 @@ import * as vscode from 'vscode';
 import type { AgentProgress } from '../../core/agent/agentLoop';
 import { CancelledError } from '../../core/agent/errors';
 import { newSessionId } from '../../core/sessionId';
-import { MAX_RANGE_EVENTS, parseSeqSpec, renderEvents, renderHits } from '../documents/eventMarkdown';
-import { renderIndexMarkdown } from '../documents/evictionBlocks';
-import { sessionIndex } from '../documents/historyQueries';
+import { MAX_RANGE_EVENTS, parseSeqSpec, renderEventsForChat, renderHits } from '../documents/eventMarkdown';
+import { renderEvictedSessions, renderIndexMarkdown } from '../documents/evictionBlocks';
+import { sessionIndex, sessionsWithEvictions } from '../documents/historyQueries';
+import { prompt } from '../../prompts';
 import { forEditor } from '../maintenance/editorHint';
 import { errorText, out } from '../output';
 import type { ScrollServices } from '../services';
@@ -20,8 +21,9 @@ import type { AgentServices, AgentSession } from './agentSession';
 import { OPEN_EVENT_COMMAND, openEventLink, openRangeLink, SeqLinkStreamer, seqRanges } from './chatLinks';
 
 export const PARTICIPANT_ID = 'scroll.agent';
-const SEARCH_HITS = 20;
+const SEARCH_HITS = 10;
 const EXPAND_CHAT_CHARS = 30_000;
+const SHOW_INDEX_COMMAND = 'scroll.showEvictionIndex';
 
 export interface ScrollChatMetadata {
   session: string;
@@ -44,7 +46,7 @@ export function sessionFromHistory(context: vscode.ChatContext): string | undefi
 
 function trustedMarkdown(text: string): vscode.MarkdownString {
   const md = new vscode.MarkdownString(text);
-  md.isTrusted = { enabledCommands: [OPEN_EVENT_COMMAND] };
+  md.isTrusted = { enabledCommands: [OPEN_EVENT_COMMAND, SHOW_INDEX_COMMAND] };
   return md;
 }
 
@@ -91,7 +93,7 @@ export function registerChatParticipant(context: vscode.ExtensionContext, servic
           expandCommand(services, request.prompt, stream);
           return meta({ command: 'expand' });
         case 'index':
-          indexCommand(services, session, stream);
+          indexCommand(services, session, request.prompt, stream);
           return meta({ command: 'index' });
       }
       if (!request.prompt.trim()) {
@@ -198,6 +200,7 @@ async function runAgent(
   const footer = [`[seq ${result.userSeq}–${result.lastSeq}](${openRangeLink(result.userSeq, result.lastSeq)}) logged`];
   if (links.length) footer.push(`tool results: ${links.join(', ')}`);
   if (result.evictions) footer.push(`${result.evictions} eviction${result.evictions === 1 ? '' : 's'} (\`/index\`)`);
+  footer.push(`model ${escapeMarkdown(request.model.name)}`);
   stream.markdown(trustedMarkdown(`\n\n---\n_Session \`${agent.session}\` · ${footer.join(' · ')}_`));
   services.logs.notifyChanged();
   return meta({ userSeq: result.userSeq, lastSeq: result.lastSeq });
@@ -231,12 +234,7 @@ function execNotRun(services: ParticipantServices, agent: AgentSession, callId: 
 }
 
 function noModel(stream: vscode.ChatResponseStream): void {
-  stream.markdown(
-    'No chat model is available to @scroll. Pick one in the chat view\'s model picker (for example from GitHub Copilot), ' +
-      'or use a local OpenAI-compatible server (Ollama, vLLM, llama.cpp): set `scroll.openai.baseUrl` and `scroll.openai.model`, ' +
-      'run **Scroll: Set OpenAI-Compatible API Key** if it needs one, then choose the "Scroll" model. ' +
-      '`/search`, `/expand` and `/index` work without a model.',
-  );
+  stream.markdown(prompt('chat/model-setup'));
   stream.button({ command: 'workbench.action.openSettings', arguments: ['scroll.openai'], title: 'Open Scroll model settings' });
 }
 
@@ -254,6 +252,7 @@ function searchCommand(services: ParticipantServices, query: string, stream: vsc
   const r = log.search(query, { k: SEARCH_HITS, snippet: true });
   const note = r.message !== undefined ? forEditor(r.message) : (r.broadened ? 'no event has every word; showing events with any of them' : undefined);
   stream.markdown(trustedMarkdown(renderHits(query, r.hits, openEventLink, note)));
+  if (r.hits.length >= SEARCH_HITS) stream.button({ command: 'scroll.searchHistory', arguments: [query], title: 'All hits in Search History' });
 }
 
 function expandCommand(services: ParticipantServices, spec: string, stream: vscode.ChatResponseStream): void {
@@ -276,20 +275,46 @@ function expandCommand(services: ParticipantServices, spec: string, stream: vsco
     stream.markdown(`No event at seq ${from === to ? from : `${from}..${to}`}. The log holds seq 1..${log.maxSeq()}.`);
     return;
   }
-  let md = renderEvents(from === to ? `Event ${from}` : `Events ${from}..${to}`, events);
+  const heading = from === to ? '' : `Events ${from}..${to}${to > log.maxSeq() ? ` (the log ends at seq ${log.maxSeq()})` : ''}:\n\n`;
+  let md = heading + renderEventsForChat(events);
   if (md.length > EXPAND_CHAT_CHARS) md = `${md.slice(0, EXPAND_CHAT_CHARS)}\n\n…_cut here in chat; the tab below shows everything._`;
-  // Markdown in chat renders the content; the fences keep it literal.
+  // Logged text is escaped line by line: shown literally, and it wraps in a narrow chat view.
   stream.markdown(md);
   stream.button({ command: OPEN_EVENT_COMMAND, arguments: [from === to ? from : `${from}..${to}`], title: 'Open in editor' });
 }
 
-function indexCommand(services: ParticipantServices, session: string, stream: vscode.ChatResponseStream): void {
+function indexCommand(services: ParticipantServices, session: string, arg: string, stream: vscode.ChatResponseStream): void {
   const log = services.logs.existingLog();
   if (!log) {
     stream.markdown('This workspace has no Scroll history yet.');
     return;
   }
-  const index = sessionIndex(log, session, services.settings.config.indexLevelCap);
-  stream.markdown(trustedMarkdown(renderIndexMarkdown(session, index, (b) => openRangeLink(b.fromSeq, b.toSeq))));
-  stream.button({ command: 'scroll.showEvictionIndex', arguments: [session], title: 'Open the index in an editor' });
+  // `/index <session>` shows another session's index; bare `/index`, this chat's.
+  const named = arg.trim();
+  const target = named || session;
+  if (named && !log.sessions().some((s) => s.session === named)) {
+    stream.markdown(`No session \`${escapeMarkdown(named)}\` in this workspace's log. `);
+    stream.markdown(trustedMarkdown(renderEvictedSessions(sessionsWithEvictions(log), indexLink)));
+    return;
+  }
+  const index = sessionIndex(log, target, services.settings.config.indexLevelCap);
+  if (!index.blocks().length) {
+    // A new chat has nothing evicted yet: point at the sessions that do have an index.
+    const others = sessionsWithEvictions(log).filter((s) => s.session !== target);
+    stream.markdown(
+      trustedMarkdown(
+        `Nothing has been evicted from ${named ? `session \`${escapeMarkdown(target)}\`` : 'this session'}'s working view yet: it evicts once a long task fills its token budget. ` +
+          (others.length ? `\`/index <session>\` shows another session's index.\n\n` : '') +
+          renderEvictedSessions(others, indexLink),
+      ),
+    );
+    return;
+  }
+  stream.markdown(trustedMarkdown(renderIndexMarkdown(target, index, (b) => openRangeLink(b.fromSeq, b.toSeq))));
+  stream.button({ command: SHOW_INDEX_COMMAND, arguments: [target], title: 'Open the index in an editor' });
+}
+
+/** A chat link that opens a session's eviction index in an editor tab. */
+function indexLink(session: string): string {
+  return `command:${SHOW_INDEX_COMMAND}?${encodeURIComponent(JSON.stringify([session]))}`;
 }

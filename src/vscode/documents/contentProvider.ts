@@ -13,12 +13,33 @@ import {
   renderMissingEvent,
 } from './eventMarkdown';
 import { renderIndexMarkdown } from './evictionBlocks';
+import { blockOfEvictionEvent } from './evictionBlocks';
 import { segmentEvents, sessionIndex } from './historyQueries';
-import { parseScrollPath, SCROLL_SCHEME, scrollPath, scrollUriString, type ScrollTarget } from '../../shared/scrollUri';
+import { parseScrollPath, SCROLL_SCHEME, scrollPath, scrollTitle, scrollUriString, titledScrollPath, type ScrollTarget } from '../../shared/scrollUri';
+import type { EventLog } from '../../core/log/eventLog';
 import type { ScrollServices } from '../services';
 
 export function scrollUri(t: ScrollTarget, payloadExtension?: string): vscode.Uri {
   return vscode.Uri.from({ scheme: SCROLL_SCHEME, path: scrollPath(t, payloadExtension) });
+}
+
+/**
+ * The URI a tab is opened with: titled by what it shows ("seq 24 · user message", "Evicted seq 1–18",
+ * "Eviction index · <session>"), the kind and span read from the log when there is one.
+ */
+export function titledScrollUri(t: ScrollTarget, log?: EventLog): vscode.Uri {
+  let info: { kind?: string; fromSeq?: number; toSeq?: number } = {};
+  try {
+    if (log && t.kind === 'event') info = { kind: log.get(t.seq)?.kind };
+    if (log && t.kind === 'segment') {
+      const e = log.get(t.evictionSeq);
+      const b = e && blockOfEvictionEvent(e);
+      if (b) info = { fromSeq: b.fromSeq, toSeq: b.toSeq };
+    }
+  } catch {
+    /* no title detail: the plain title still says what it is */
+  }
+  return vscode.Uri.from({ scheme: SCROLL_SCHEME, path: titledScrollPath(t, scrollTitle(t, info)) });
 }
 
 /** A `scroll:` URI for a payload, its extension (so its language) picked from the content. */
@@ -93,7 +114,9 @@ export class ScrollDocumentProvider implements vscode.TextDocumentContentProvide
         this.live.add(key);
         const index = sessionIndex(log, target.session, this.services.config.indexLevelCap);
         return renderIndexMarkdown(target.session, index, (b) =>
-          b.evictionSeq ? scrollUriString({ kind: 'segment', evictionSeq: b.evictionSeq }) : scrollUriString({ kind: 'range', from: b.fromSeq, to: b.toSeq }),
+          b.evictionSeq
+            ? titledScrollUri({ kind: 'segment', evictionSeq: b.evictionSeq }, log).toString()
+            : titledScrollUri({ kind: 'range', from: b.fromSeq, to: b.toSeq }).toString(),
         );
       }
     }
@@ -106,6 +129,8 @@ export class ScrollDocumentProvider implements vscode.TextDocumentContentProvide
 
 export function registerScrollDocuments(context: vscode.ExtensionContext, services: ScrollServices): ScrollDocumentProvider {
   const provider = new ScrollDocumentProvider(services);
+  titleLog = () => services.existingLog();
+  context.subscriptions.push({ dispose: () => (titleLog = undefined) });
   context.subscriptions.push(
     provider,
     vscode.workspace.registerTextDocumentContentProvider(SCROLL_SCHEME, provider),
@@ -114,8 +139,17 @@ export function registerScrollDocuments(context: vscode.ExtensionContext, servic
   return provider;
 }
 
-/** Opens a `scroll:` document in a (preview) editor tab. */
+/** The provider serving `scroll:` documents, for the titles of the tabs `openScrollDocument` opens. */
+let titleLog: (() => EventLog | undefined) | undefined;
+
+/** Opens a `scroll:` document in a (preview) editor tab titled by what it shows. */
 export async function openScrollDocument(t: ScrollTarget, opts: { preview?: boolean } = {}): Promise<vscode.TextEditor> {
-  const doc = await vscode.workspace.openTextDocument(scrollUri(t));
+  let log: EventLog | undefined;
+  try {
+    log = titleLog?.();
+  } catch {
+    log = undefined; // the document itself says why the log cannot be read
+  }
+  const doc = await vscode.workspace.openTextDocument(titledScrollUri(t, log));
   return vscode.window.showTextDocument(doc, { preview: opts.preview ?? true });
 }

@@ -74,11 +74,81 @@ export function renderEvents(title: string, events: LogEvent[], intro = ''): str
   return parts.join('\n');
 }
 
-/** One line per hit, with a link target for its seq. */
-export function renderHits(query: string, hits: SearchHit[], link: (seq: number) => string, note?: string): string {
+/** A kind as words: `user_message` → "user message". */
+export function kindWords(kind: string): string {
+  return kind.replace(/_/g, ' ');
+}
+
+/**
+ * A logged time, short: "just now", "12 min ago", "5 h ago", "3 d ago" within a week, then "Nov 20"
+ * (this year) or "2025-11-20". A time that does not parse is shown as logged, cut to the minute.
+ */
+export function compactTime(ts: string, now = Date.now()): string {
+  const t = Date.parse(ts);
+  if (!Number.isFinite(t)) return ts.slice(0, 16);
+  const ago = now - t;
+  const min = 60_000;
+  if (ago >= 0 && ago < min) return 'just now';
+  if (ago >= 0 && ago < 60 * min) return `${Math.floor(ago / min)} min ago`;
+  if (ago >= 0 && ago < 24 * 60 * min) return `${Math.floor(ago / (60 * min))} h ago`;
+  if (ago >= 0 && ago < 7 * 24 * 60 * min) return `${Math.floor(ago / (24 * 60 * min))} d ago`;
+  const d = new Date(t);
+  const sameYear = d.getUTCFullYear() === new Date(now).getUTCFullYear();
+  return sameYear ? `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}` : d.toISOString().slice(0, 10);
+}
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * Search hits for the chat (readable in a narrow chat view): each hit's matching text first, then one
+ * short line — the seq link, the kind, a compact time, and the session when the hits span several.
+ */
+export function renderHits(query: string, hits: SearchHit[], link: (seq: number) => string, note?: string, now = Date.now()): string {
   if (!hits.length) return `No events match **${inline(query)}**.${note ? ` ${note}` : ''}\n`;
-  const lines = hits.map((h) => `- [seq ${h.seq}](${link(h.seq)}) · ${inline(h.kind)} · ${inline(h.role)} · ${inline(h.session)} · ${inline(String(h.ts ?? '').slice(0, 19))}${h.broadened ? ' · _broadened_' : ''}\n  ${snippetText(h)}`);
-  return `${hits.length} hit${hits.length === 1 ? '' : 's'} for **${inline(query)}**${note ? ` (${note})` : ''}:\n\n${lines.join('\n')}\n`;
+  const manySessions = new Set(hits.map((h) => h.session)).size > 1;
+  const blocks = hits.map((h) => {
+    const meta = [`[seq ${h.seq}](${link(h.seq)})`, inline(kindWords(h.kind)), inline(compactTime(String(h.ts ?? ''), now))];
+    if (manySessions) meta.push(inline(h.session));
+    if (h.broadened) meta.push('broadened');
+    return `${snippetText(h) || '_(no text)_'}  \n_${meta.join(' · ')}_`;
+  });
+  return `${hits.length} hit${hits.length === 1 ? '' : 's'} for **${inline(query)}**${note ? ` (${note})` : ''}:\n\n${blocks.join('\n\n')}\n`;
+}
+
+/** Characters of one event's text shown in chat; the editor tab shows all of it. */
+export const CHAT_EVENT_CHARS = 1500;
+
+/**
+ * Events for the chat (`/expand`): each event's text first, as wrapping text (escaped, line breaks and
+ * indentation kept, never a code block that cannot wrap), then one short metadata line.
+ */
+export function renderEventsForChat(events: LogEvent[], now = Date.now(), maxChars = CHAT_EVENT_CHARS): string {
+  return events
+    .map((e) => {
+      const cut = e.content.length > maxChars;
+      const text = chatText(cut ? e.content.slice(0, maxChars) : e.content);
+      const meta = [`seq ${e.seq}`, inline(kindWords(e.kind)), ...(e.name ? [inline(e.name)] : []), inline(compactTime(e.ts, now)), inline(e.session)];
+      const more = cut ? `  \n_…${e.content.length - maxChars} more characters in the editor tab_` : '';
+      return `${text || '_(no text)_'}${more}\n\n_**${meta.slice(0, 2).join(' · ')}** · ${meta.slice(2).join(' · ')}_`;
+    })
+    .join('\n\n---\n\n') + '\n';
+}
+
+/**
+ * Logged text as Markdown that shows it literally and wraps: every line escaped, a line that could
+ * start a block (heading, list, quote, rule, table) neutralised, leading spaces kept as no-break spaces.
+ */
+export function chatText(content: string): string {
+  const lines = content.replace(/\r\n?/g, '\n').replace(/\n+$/, '').split('\n');
+  return lines
+    .map((line) => {
+      const lead = /^[ \t]*/.exec(line)![0];
+      const indent = lead.replace(/\t/g, '    ').replace(/ /g, '\u00a0');
+      let body = escapeMarkdown(line.slice(lead.length)).replace(/&/g, '\\&').replace(/\|/g, '\\|');
+      body = body.replace(/^(\d+)([.)])/, '$1\\$2');
+      return indent + body;
+    })
+    .map((l) => (l === '' ? '\u00a0' : l))
+    .join('  \n');
 }
 
 /** Search snippet as display text: the « » markers become bold, everything else is escaped. */

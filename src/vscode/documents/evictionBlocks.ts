@@ -35,6 +35,10 @@ export function indexFromEvictions(rows: Iterable<EvictionRow>, cap = DEFAULT_IN
   return EvictionIndex.fromLevel0(blocks, Math.max(3, cap));
 }
 
+/** What the index's levels mean, said once where the index is shown. */
+export const INDEX_LEVELS_NOTE =
+  'Each line is one evicted segment (level 0); when the index outgrows its cap, neighbouring lines merge into one summary line a level up (L1, L2, …).';
+
 /** The index as Markdown, each block linked to its seq range (and its segment when level 0). */
 export function renderIndexMarkdown(session: string, index: EvictionIndex, link: (b: IndexBlock) => string): string {
   const blocks = index.blocks();
@@ -42,8 +46,20 @@ export function renderIndexMarkdown(session: string, index: EvictionIndex, link:
   // Titles are logged text (model-written): escaped, so they cannot carry links, images or command URIs.
   const lines = blocks.map((b) => {
     const range = b.fromSeq === b.toSeq ? `seq ${b.fromSeq}` : `seq ${b.fromSeq}–${b.toSeq}`;
-    const span = b.level > 0 ? ` (L${b.level}, ${b.segments} segments)` : '';
+    const span = b.level > 0 ? ` (L${b.level}: a summary of ${b.segments} segments)` : '';
     return `- [${range}](${link(b)})${span}: task: ${inline(b.title.task)} | state: ${inline(b.title.state)} | next: ${inline(b.title.next)}`;
   });
-  return `# Eviction index of ${inline(session)}\n\n${index.segments} evicted segment${index.segments === 1 ? '' : 's'}, ${blocks.length} line${blocks.length === 1 ? '' : 's'}. Each line opens the events it covers.\n\n${lines.join('\n')}\n`;
+  const merged = blocks.some((b) => b.level > 0) ? ` ${INDEX_LEVELS_NOTE}` : '';
+  return `# Eviction index of ${inline(session)}\n\n${index.segments} evicted segment${index.segments === 1 ? '' : 's'}, ${blocks.length} line${blocks.length === 1 ? '' : 's'}. Each line opens the events it covers.${merged}\n\n${lines.join('\n')}\n`;
+}
+
+/**
+ * For a session with nothing evicted: the sessions that have an index, most recent first, each
+ * linked (`link`) to its index. Empty string when no session has evicted anything.
+ */
+export function renderEvictedSessions(sessions: Array<{ session: string; evictions: number }>, link: (session: string) => string, max = 10): string {
+  if (!sessions.length) return 'No session in this workspace has evicted anything yet: the working view evicts once a long task fills its token budget.\n';
+  const shown = sessions.slice(0, max).map((s) => `- [${inline(s.session)}](${link(s.session)}): ${s.evictions} eviction${s.evictions === 1 ? '' : 's'}`);
+  const more = sessions.length > max ? `\n\n…and ${sessions.length - max} more (the history panel lists every session).` : '';
+  return `Sessions with an eviction index:\n\n${shown.join('\n')}${more}\n`;
 }

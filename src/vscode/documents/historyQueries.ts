@@ -1,11 +1,11 @@
 /** Session-scoped reads the editor needs beyond `EventLog`'s own API. Pure (no `vscode`). */
 import type { EventLog } from '../../core/log/eventLog';
-import { evictions, latestSession, sessionSeqs } from '../../core/log/historyQueries';
+import { evictions, latestSession, sessionSeqs, sessionsWithEvictions, type EvictedSession } from '../../core/log/historyQueries';
 import type { LogEvent } from '../../core/types';
 import { blockOfEvictionEvent, indexFromEvictions } from './evictionBlocks';
 import type { EvictionIndex } from '../../core/agent/evictionIndex';
 
-export { latestSession, sessionSeqs };
+export { latestSession, sessionSeqs, sessionsWithEvictions, type EvictedSession };
 
 export function sessionEvents(log: EventLog, session: string, kinds?: string[]): LogEvent[] {
   const seqs = sessionSeqs(log, session, kinds);

@@ -199,7 +199,7 @@ describe('@scroll in the Chat view (scripted model)', function () {
     // /index lists the evicted segments; the index tab and a segment tab open.
     const indexUri = await vscode.commands.executeCommand<string>('scroll.showEvictionIndex', session);
     const indexText = vscode.window.activeTextEditor!.document.getText();
-    assert.equal(indexUri, `scroll:/index/${session}.md`);
+    assert.equal(vscode.Uri.parse(indexUri).path, `/index/${session}/Eviction index · ${session}.md`);
     assert.match(indexText, /evicted segment/);
     const ev = kinds('eviction')[0];
     const segment = await vscode.workspace.openTextDocument(vscode.Uri.parse(`scroll:/segment/${ev.seq}.md`));

@@ -23,9 +23,11 @@ describe('Scroll commands and tabs', () => {
   it('openEvent opens an event tab with header and exact content', async () => {
     const e = api.get(3)!;
     const uri = await vscode.commands.executeCommand<string>('scroll.openEvent', 3);
-    assert.equal(uri, 'scroll:/event/3.md');
+    // The tab is titled by what it shows (issue 20): "seq 3 · <kind>".
+    const titled = vscode.Uri.from({ scheme: 'scroll', path: `/event/3/seq 3 · ${e.kind.replace(/_/g, ' ')}.md` }).toString();
+    assert.equal(uri, titled);
     const editor = vscode.window.activeTextEditor!;
-    assert.equal(editor.document.uri.toString(), 'scroll:/event/3.md');
+    assert.equal(editor.document.uri.toString(), titled);
     assert.equal(editor.document.languageId, 'markdown');
     const text = editor.document.getText();
     assert.match(text, /^# Event 3 · /);
@@ -61,7 +63,7 @@ describe('Scroll commands and tabs', () => {
       return vscode.window.activeTextEditor?.document.uri.scheme === 'scroll' || undefined;
     }, 30_000, 250);
     await running;
-    assert.equal(vscode.window.activeTextEditor!.document.uri.toString(), `scroll:/event/${hits.hits[0].seq}.md`);
+    assert.match(vscode.window.activeTextEditor!.document.uri.path, new RegExp(`^/event/${hits.hits[0].seq}/seq ${hits.hits[0].seq} · `));
   });
 
   it('payload documents show the full externalised content with a language from the content', async () => {

@@ -19,7 +19,7 @@ import {
   type EvictionMeta,
   type ModelTurnMeta,
 } from '../../../src/core/log/eventMeta';
-import { evictions, lastEviction, latestSession, sessionSeqs } from '../../../src/core/log/historyQueries';
+import { evictions, lastEviction, latestSession, sessionSeqs, sessionsWithEvictions } from '../../../src/core/log/historyQueries';
 
 function withLog(fn: (log: EventLog) => void): void {
   const dir = mkdtempSync(join(tmpdir(), 'scroll-eventmeta-'));
@@ -129,5 +129,19 @@ test('history queries: evictions, the last eviction, session seqs, the latest se
     assert.equal(latestSession(log), 'c');
     // Statements are cached per connection, and a cached one sees later appends.
     assert.deepEqual(sessionSeqs(log, 'c'), [6]);
+  });
+});
+
+test('sessionsWithEvictions: the sessions that evicted, most recent first, with their counts', () => {
+  withLog((log) => {
+    assert.deepEqual(sessionsWithEvictions(log), []);
+    log.append({ kind: 'user_message', role: 'user', content: 'q', session: 'new' });
+    log.append({ kind: 'eviction', role: 'system', content: 'a1', meta: { from_seq: 1, to_seq: 1 }, session: 'a' });
+    log.append({ kind: 'eviction', role: 'system', content: 'b1', meta: { from_seq: 1, to_seq: 1 }, session: 'b' });
+    const a2 = log.append({ kind: 'eviction', role: 'system', content: 'a2', meta: { from_seq: 2, to_seq: 2 }, session: 'a' }).seq;
+    assert.deepEqual(sessionsWithEvictions(log), [
+      { session: 'a', evictions: 2, lastEvictionSeq: a2 },
+      { session: 'b', evictions: 1, lastEvictionSeq: a2 - 1 },
+    ]);
   });
 });

@@ -5,7 +5,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { Workbench } = require('./workbench');
+const { Workbench, waitFor } = require('./workbench');
 
 describe('@scroll in the Chat view (UI)', function () {
   /** @type {Workbench} */
@@ -19,8 +19,12 @@ describe('@scroll in the Chat view (UI)', function () {
   });
 
   it('before the first chat the status bar says so in words', async () => {
-    const item = wb.page.locator('.part.statusbar [id="scroll-dev.scroll-memory.scroll.status"], .part.statusbar .statusbar-item').filter({ hasText: /Scroll|tokens/ }).first();
-    const text = (await item.innerText()).trim();
+    // Scroll activates on its first use; a command that shows nothing in chat starts it.
+    await wb.runCommand('Scroll: Reveal Log Folder');
+    const text = await waitFor(async () => {
+      const t = (await wb.statusBarText()).replace(/\s+/g, ' ');
+      return /Scroll · |tokens · /.test(t) && t;
+    }, { what: "Scroll's status bar item" });
     assert.match(text, /Scroll · no chat yet/);
     assert.doesNotMatch(text, /—|no kernel/);
   });

@@ -62,7 +62,7 @@ Without --session, every session is exported in seq order.`,
         const sessions = log.sessions();
         const info = all ? undefined : sessions.find((s) => s.session === session);
         const span = all ? spanOfAll(sessions) : info;
-        write(exportHeader(session, span, new Date().toISOString()));
+        write(exportHeader(session, span));
       }
       for (const e of eventsOf(log, session)) {
         write(format === 'md' ? exportEvent(e, { withSession: all }) : JSON.stringify(eventToJson(e)) + '\n');

@@ -63,12 +63,13 @@ export interface ExportSpan {
 
 /**
  * The export's heading: one session's, or (session undefined) the whole log's. `span` undefined: no events.
+ * No export time: the same events always export to the same bytes.
  */
-export function exportHeader(session: string | undefined, span: ExportSpan | undefined, exportedAt: string): string {
+export function exportHeader(session: string | undefined, span: ExportSpan | undefined): string {
   const title = session === undefined ? '# Scroll log: every session' : `# Scroll session ${inline(session)}`;
   const range = span ? `seq ${span.firstSeq}..${span.lastSeq}, ${inline(span.firstTs)} – ${inline(span.lastTs)}` : 'no events';
   const count = span?.events ?? 0;
-  return `${title}\n\n${count} event${count === 1 ? '' : 's'} (${range}). Exported ${inline(exportedAt)}.\n\n`;
+  return `${title}\n\n${count} event${count === 1 ? '' : 's'} (${range}).\n\n`;
 }
 
 /** One event of an export. `withSession`: name its session (an export of the whole log). */
@@ -81,9 +82,9 @@ export function exportEvent(e: LogEvent, opts: { withSession?: boolean } = {}): 
 }
 
 /** A session's events, in order, complete. */
-export function renderSessionExport(session: string, events: LogEvent[], exportedAt = new Date().toISOString()): string {
+export function renderSessionExport(session: string, events: LogEvent[]): string {
   const first = events[0];
   const last = events[events.length - 1];
   const span = first ? { events: events.length, firstSeq: first.seq, lastSeq: last.seq, firstTs: first.ts, lastTs: last.ts } : undefined;
-  return exportHeader(session, span, exportedAt) + events.map((e) => exportEvent(e)).join('');
+  return exportHeader(session, span) + events.map((e) => exportEvent(e)).join('');
 }

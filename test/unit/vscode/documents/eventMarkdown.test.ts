@@ -76,7 +76,7 @@ test('language guess from content', () => {
 
 test('session export holds every event in order, complete', () => {
   const events = [event(1, 'hello', { kind: 'user_message', role: 'user' }), event(2, 'x'.repeat(20000)), event(3, 'done', { kind: 'model_turn', role: 'assistant' })];
-  const md = renderSessionExport('s1', events, '2026-01-01T00:00:00Z');
+  const md = renderSessionExport('s1', events);
   assert.match(md, /^# Scroll session s1/);
   assert.match(md, /3 events \(seq 1\.\.3/);
   assert.ok(md.indexOf('### User — seq 1') < md.indexOf('— seq 2') && md.indexOf('— seq 2') < md.indexOf('### Assistant — seq 3'));

@@ -40,6 +40,8 @@ export function nativeLoadReason(e: unknown): string {
   const msg = errorMessage(e);
   const abi = /NODE_MODULE_VERSION (\d+)[\s\S]*?NODE_MODULE_VERSION (\d+)/.exec(msg);
   if (abi) return `the installed better-sqlite3 is built for another Node (its NODE_MODULE_VERSION ${abi[1]}, this Node's ${abi[2]})`;
+  // A second load of an addon whose first load failed for its ABI says only this.
+  if (/did not self-register/.test(msg)) return 'the installed better-sqlite3 is built for another Node';
   if (/Cannot find module/.test(msg)) return 'better-sqlite3 is not installed';
   return `better-sqlite3 did not load (${msg.split('\n')[0].slice(0, 160)})`;
 }

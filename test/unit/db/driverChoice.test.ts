@@ -17,6 +17,7 @@ test('an ABI mismatch is named with both versions, in words, on one line', () =>
 
 test('a missing addon and any other load error get one short line', () => {
   assert.equal(nativeLoadReason(new Error("Cannot find module 'better-sqlite3'\nRequire stack: ...")), 'better-sqlite3 is not installed');
+  assert.equal(nativeLoadReason(new Error("Module did not self-register: '/x/better_sqlite3.node'.")), 'the installed better-sqlite3 is built for another Node');
   const other = nativeLoadReason(new Error('something odd\nsecond line'));
   assert.equal(other, 'better-sqlite3 did not load (something odd)');
 });

@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { createApi, type ScrollApi } from './api';
+import { registerCapture } from './vscode/capture/captureService';
 import { registerChatParticipant } from './vscode/chat/participant';
 import { registerCommands } from './vscode/commands';
 import { registerIndexCompaction } from './vscode/maintenance/indexCompaction';
@@ -36,6 +37,7 @@ export function activate(context: vscode.ExtensionContext): ScrollApi {
   registerOpenAIProvider(context);
   registerMcpServerProvider(context, services);
   registerStatusBar(context, services);
+  registerCapture(context, services);
   services.activationMs = performance.now() - t0;
   out.info(
     `Scroll ${String(context.extension.packageJSON.version)} activated in ${services.activationMs.toFixed(1)} ms ` +

@@ -53,7 +53,15 @@ async function main() {
   installExtensions(extensionsDir, extensions);
   const lmDir = path.join(runDir, 'scripted-lm');
   fs.mkdirSync(lmDir, { recursive: true });
-  const server = await startCodeServer(host, { runDir, extensionsDir, env: { SCROLL_SCRIPTED_LM_DIR: lmDir } });
+  // Capture (src/vscode/capture) reads a fake home (test-only variable), and the chat sessions the tests
+  // write are not offered for capture: its first-run notification would cover the UI under test.
+  const fakeHome = path.join(runDir, 'fake-home');
+  fs.mkdirSync(fakeHome, { recursive: true });
+  const server = await startCodeServer(host, {
+    runDir, extensionsDir,
+    env: { SCROLL_SCRIPTED_LM_DIR: lmDir, SCROLL_TEST_CAPTURE_HOME: fakeHome },
+    settings: { 'scroll.capture.sources': { 'copilot-chat': false } },
+  });
   say(`code-server ${server.url}; installed: ${extensions.map((d) => path.basename(d)).join(', ')}`);
 
   Object.assign(process.env, {

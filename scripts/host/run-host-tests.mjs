@@ -49,6 +49,8 @@ async function main() {
   installExtensions(extensionsDir, fixtures);
   say(`fixture extensions: ${fixtures.map((d) => path.basename(d)).join(', ') || 'none'}`);
 
+  const fakeHome = path.join(runDir, 'fake-home');
+  fs.mkdirSync(fakeHome, { recursive: true });
   const lmDir = path.join(runDir, 'scripted-lm');
   fs.mkdirSync(lmDir, { recursive: true });
   const server = await startCodeServer(host, {
@@ -67,6 +69,8 @@ async function main() {
       SCROLL_HOST_TEST_GREP: opts.grep || '',
       SCROLL_SCRIPTED_LM_DIR: lmDir,
       SCROLL_TEST_WORKSPACE: workspace,
+      // Test-only: capture (src/vscode/capture) reads other agents' transcripts under this fake home, never the machine's.
+      SCROLL_TEST_CAPTURE_HOME: fakeHome,
     },
   });
   say(`code-server ${server.url} (pid group ${server.pid})${untrusted ? '; workspace trust enforced, folder not trusted' : ''}`);

@@ -1,0 +1,38 @@
+/**
+ * Where a source's transcripts for this workspace are, and which folders to watch for changes.
+ * Claude Code is narrowed to the project folders of the workspace's folders (`~/.claude/projects`
+ * names a folder after its cwd), so a large `~/.claude` costs only this project's files; the other
+ * sources use their own `locate` (the importer's scope check drops other projects' sessions).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { SOURCES, claudeProjectFolder, filesUnder } from '../../core/capture/sources';
+import type { CaptureSource, LocateOptions } from '../../core/capture/types';
+
+export interface Located {
+  files: string[];
+  /** Folders whose changes mean "look again" (the files' folders, the folders new files appear in). */
+  dirs: string[];
+}
+
+export function locateForWorkspace(source: CaptureSource, o: LocateOptions & { scope: readonly string[] }): Located {
+  if (source === 'claude-code') {
+    const projects = path.join(o.home, '.claude', 'projects');
+    const prefixes = o.scope.map((root) => claudeProjectFolder(path.resolve(root)));
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(projects);
+    } catch {
+      return { files: [], dirs: [] };
+    }
+    // A session started in a subfolder of the workspace has a folder named after that subfolder.
+    const mine = names.filter((n) => prefixes.some((p) => n === p || n.startsWith(`${p}-`))).map((n) => path.join(projects, n));
+    const files = mine.flatMap((d) => filesUnder(d, (n) => n.endsWith('.jsonl'), 2));
+    const dirs = new Set([projects, ...mine, ...files.map((f) => path.dirname(f))]);
+    return { files, dirs: [...dirs] };
+  }
+  const spec = SOURCES[source];
+  if (!spec) return { files: [], dirs: [] };
+  const files = spec.locate(o);
+  return { files, dirs: [...new Set(files.map((f) => path.dirname(f)))] };
+}

@@ -806,7 +806,7 @@ def _with_context(conn, matched, plan, window):
     if not matched:
         return []
     best = sorted(matched.items(), key=lambda e: (0 if e[1][1] else 1, -e[1][0], -e[0]))[:CONTEXT_OF]
-    around = set()
+    around = set(matched)  # every candidate is placed: a sitting lifts all its candidates alike
     for seq, _ in best:
         for d in range(-2, 3):
             x = seq + d

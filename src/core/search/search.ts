@@ -406,11 +406,12 @@ function contextPlaces(db: SearchDatabase, seqs: number[], plan: Plan): Map<numb
 }
 
 /**
- * Re-ranks the best CONTEXT_OF matches and adds their neighbours (±1, ±2 in the same session and
- * day, passing the filters). Each scores its own bm25 (0 for a neighbour that is not a
+ * Re-ranks every candidate and adds the neighbours (±1, ±2 in the same session and day, passing
+ * the filters) of the best CONTEXT_OF. Each scores its own bm25 (0 for a neighbour that is not a
  * candidate), plus CONTEXT_NEAR/CONTEXT_FAR of its best neighbour
  * 1/2 events away, plus SEGMENT_SHARE of the best candidate of its segment (the same session on the
- * same day, among those looked up: session-then-turn ranking), plus DATE_SHARE of the best candidate's score when its day
+ * same day: session-then-turn ranking; every candidate is placed, so a history that is one
+ * sitting keeps its candidates' order), plus DATE_SHARE of the best candidate's score when its day
  * is in the query's date window. OR-only matches and neighbours are `broadened`.
  */
 function withContext(db: SearchDatabase, matched: Map<number, { score: number; precise: boolean }>, plan: Plan, window: DateWindow | undefined): Ranked[] {
@@ -421,7 +422,7 @@ function withContext(db: SearchDatabase, matched: Map<number, { score: number; p
     .sort((a, b) => (a[1].precise !== b[1].precise ? (a[1].precise ? -1 : 1) : b[1].score - a[1].score || b[0] - a[0]))
     .slice(0, CONTEXT_OF)
     .map((e) => e[0]);
-  const around = new Set<number>();
+  const around = new Set<number>(matched.keys());
   for (const seq of best) {
     for (let d = -2; d <= 2; d++) {
       const x = seq + d;

@@ -223,7 +223,7 @@ describe('history panel (real workbench)', function () {
     const around = frame.locator('[data-testid=neighbours-list] article.event');
     await waitFor(async () => (await around.count()) === 7, { what: 'seven neighbours' });
     await frame.locator('[data-testid=detail] [data-testid=open-event]').first().click();
-    await wb.waitForTab(`${seq}.md`);
+    await wb.waitForTab(`seq ${seq} · `); // titled by what it shows (issue 20)
     // The tab's title shows before its text is rendered (seen empty on a loaded machine): wait for the text.
     await waitFor(async () => /parseConfig7/.test(await wb.activeEditorText()), { what: 'the event tab shows parseConfig7' });
     await openPanel();
@@ -268,7 +268,7 @@ describe('history panel (real workbench)', function () {
     await frame.locator('[data-testid=index-segment] article.event').first().waitFor();
     await leaf.locator('[data-testid=index-open]').first().click();
     const first = seed.evictions[0];
-    await wb.waitForTab(`${first.seq}.md`);
+    await wb.waitForTab(`Evicted seq `);
     await openPanel();
   });
 

@@ -32,6 +32,7 @@ import {
 } from '../../shared/panelProtocol';
 import { buildEvictionTree, DEFAULT_LEVEL_CAP, readEvictionBlock } from './evictionTree';
 import type { PanelDataSource } from './panelDataSource';
+import { SCROLL_SCHEME, scrollTitle, titledScrollPath } from '../../shared/scrollUri';
 
 export interface PanelHandlerOptions {
   /** Opens a `scroll:` URI in an editor tab (the host executes `vscode.open`). */
@@ -323,9 +324,25 @@ export class PanelRequestHandler {
   }
 
   async open(target: OpenTarget): Promise<{ uri: string }> {
-    const uri = scrollUriFor(target);
+    const uri = this.titledUri(target);
     if (!this.options.openUri) throw new PanelProtocolError('opening editor tabs is not available here');
     await this.options.openUri(uri);
     return { uri };
+  }
+
+  /** The tab's address with a title saying what it shows ("seq 24 · user message", "Evicted seq 1–18"). */
+  private titledUri(target: OpenTarget): string {
+    let info: { kind?: string; fromSeq?: number; toSeq?: number } = {};
+    try {
+      if (target.kind === 'event') info = { kind: this.source.get(target.seq)?.kind };
+      if (target.kind === 'segment') {
+        const e = this.source.get(target.evictionSeq);
+        const b = e && readEvictionBlock(e);
+        if (b) info = { fromSeq: b.from, toSeq: b.to };
+      }
+    } catch {
+      return scrollUriFor(target); // the plain address still opens what was asked
+    }
+    return `${SCROLL_SCHEME}:${titledScrollPath(target, scrollTitle(target, info))}`;
   }
 }

@@ -1,3 +1,4 @@
+import { parseScrollPath } from '../../../../src/shared/scrollUri';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { CONTENT_CAP, EVENT_PAGE_SIZE, type EventPage, type IndexNode, type SearchPage, type Timeline } from '../../../../src/shared/panelProtocol';
@@ -191,7 +192,14 @@ test('open: the scroll: URI is handed to the editor', async () => {
   await ask({ type: 'open', target: { kind: 'event', seq: 5 } });
   await ask({ type: 'open', target: { kind: 'segment', evictionSeq: seeded.evictions[0] } });
   await ask({ type: 'open', target: { kind: 'range', from: 2, to: 9 } });
-  assert.deepEqual(opened, ['scroll:/event/5.md', `scroll:/segment/${seeded.evictions[0]}.md`, 'scroll:/range/2-9.md']);
+  // Titled as the editor's own tabs are: what the tab shows, not "5.md" (issue 20).
+  const kind5 = seeded.log.get(5)!.kind.replace(/_/g, ' ');
+  assert.deepEqual(opened, [
+    `scroll:/event/5/seq 5 · ${kind5}.md`,
+    `scroll:/segment/${seeded.evictions[0]}/Evicted seq 1–${seeded.evictions[0] - 1}.md`,
+    'scroll:/range/2-9/seq 2–9.md',
+  ]);
+  for (const u of opened) assert.ok(parseScrollPath(u.slice('scroll:'.length)), `${u} opens what it names`);
 });
 
 test('handleMessage never throws: bad requests come back as errors with their id', async () => {

@@ -9,6 +9,16 @@ cd "$(dirname "$0")/.."
 stamp=node_modules/.scroll-lock-sha256
 want=$(sha256sum package-lock.json | cut -d' ' -f1)
 have=$(cat "$stamp" 2>/dev/null || true)
+# An install made by a plain `npm ci` (CI does one first) has no stamp: it counts when npm's own record of
+# the install (node_modules/.package-lock.json) holds every locked package at its locked version
+# (optional ones for other platforms may be absent).
+if [ "$have" != "$want" ] && [ -f node_modules/.package-lock.json ] && node -e '
+  const lock = require("./package-lock.json").packages, installed = require("./node_modules/.package-lock.json").packages;
+  const ok = Object.entries(lock).every(([k, p]) => !k || (installed[k] ? installed[k].version === p.version : p.optional === true));
+  process.exit(ok ? 0 : 1);' 2>/dev/null; then
+  [ -L node_modules ] || echo "$want" > "$stamp"
+  have=$want
+fi
 if [ "$have" != "$want" ]; then
   if [ -L node_modules ]; then
     echo "== node_modules is a link to $(readlink node_modules) and was installed from another package-lock.json: run npm ci there" >&2

@@ -1,8 +1,8 @@
 /**
  * The `scroll:` URI space: event, range, segment, payload and index documents. The one builder and
  * parser of these addresses, pure and importing nothing: the editor's document provider
- * (`src/vscode/documents/contentProvider.ts`) serves them, the panel's host opens them (`scrollUriFor` in
- * panelProtocol.ts is this builder), and the panel front end receives them.
+ * (`src/vscode/documents/contentProvider.ts`) serves them, the provider and the panel's host open tabs at
+ * their titled form (`titledPathFor` in src/vscode/documents/tabTitles.ts), and the panel front end receives them.
  */
 export const SCROLL_SCHEME = 'scroll';
 

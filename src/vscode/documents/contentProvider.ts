@@ -13,9 +13,9 @@ import {
   renderMissingEvent,
 } from './eventMarkdown';
 import { renderIndexMarkdown } from './evictionBlocks';
-import { blockOfEvictionEvent } from './evictionBlocks';
+import { titledPathFor } from './tabTitles';
 import { segmentEvents, sessionIndex } from './historyQueries';
-import { parseScrollPath, SCROLL_SCHEME, scrollPath, scrollTitle, scrollUriString, titledScrollPath, type ScrollTarget } from '../../shared/scrollUri';
+import { parseScrollPath, SCROLL_SCHEME, scrollPath, scrollUriString, type ScrollTarget } from '../../shared/scrollUri';
 import type { EventLog } from '../../core/log/eventLog';
 import type { ScrollServices } from '../services';
 
@@ -28,18 +28,7 @@ export function scrollUri(t: ScrollTarget, payloadExtension?: string): vscode.Ur
  * "Eviction index · <session>"), the kind and span read from the log when there is one.
  */
 export function titledScrollUri(t: ScrollTarget, log?: EventLog): vscode.Uri {
-  let info: { kind?: string; fromSeq?: number; toSeq?: number } = {};
-  try {
-    if (log && t.kind === 'event') info = { kind: log.get(t.seq)?.kind };
-    if (log && t.kind === 'segment') {
-      const e = log.get(t.evictionSeq);
-      const b = e && blockOfEvictionEvent(e);
-      if (b) info = { fromSeq: b.fromSeq, toSeq: b.toSeq };
-    }
-  } catch {
-    /* no title detail: the plain title still says what it is */
-  }
-  return vscode.Uri.from({ scheme: SCROLL_SCHEME, path: titledScrollPath(t, scrollTitle(t, info)) });
+  return vscode.Uri.from({ scheme: SCROLL_SCHEME, path: titledPathFor(t, log && ((seq) => log.get(seq))) });
 }
 
 /** A `scroll:` URI for a payload, its extension (so its language) picked from the content. */

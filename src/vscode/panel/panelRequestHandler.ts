@@ -12,7 +12,6 @@ import {
   PanelProtocolError,
   TIMELINE_MAX_POINTS,
   parseWebviewMessage,
-  scrollUriFor,
   type EventPage,
   type Facets,
   type IndexTree,
@@ -32,7 +31,8 @@ import {
 } from '../../shared/panelProtocol';
 import { buildEvictionTree, DEFAULT_LEVEL_CAP, readEvictionBlock } from './evictionTree';
 import type { PanelDataSource } from './panelDataSource';
-import { SCROLL_SCHEME, scrollTitle, titledScrollPath } from '../../shared/scrollUri';
+import { SCROLL_SCHEME } from '../../shared/scrollUri';
+import { titledPathFor } from '../documents/tabTitles';
 
 export interface PanelHandlerOptions {
   /** Opens a `scroll:` URI in an editor tab (the host executes `vscode.open`). */
@@ -332,17 +332,6 @@ export class PanelRequestHandler {
 
   /** The tab's address with a title saying what it shows ("seq 24 · user message", "Evicted seq 1–18"). */
   private titledUri(target: OpenTarget): string {
-    let info: { kind?: string; fromSeq?: number; toSeq?: number } = {};
-    try {
-      if (target.kind === 'event') info = { kind: this.source.get(target.seq)?.kind };
-      if (target.kind === 'segment') {
-        const e = this.source.get(target.evictionSeq);
-        const b = e && readEvictionBlock(e);
-        if (b) info = { fromSeq: b.from, toSeq: b.to };
-      }
-    } catch {
-      return scrollUriFor(target); // the plain address still opens what was asked
-    }
-    return `${SCROLL_SCHEME}:${titledScrollPath(target, scrollTitle(target, info))}`;
+    return `${SCROLL_SCHEME}:${titledPathFor(target, (seq) => this.source.get(seq))}`;
   }
 }

@@ -41,11 +41,13 @@ MAX_VALUE_BYTES = 64 * 1024 * 1024
 PROGRESS_STEPS = 1000
 MAX_SAFE_INT = 2 ** 53 - 1
 
-#: Scroll's own tables (src/core/log/schema.ts), the FTS5 index and its shadow tables, and the
-#: tables SQLite keeps itself that hold nothing but schema and counters.
+#: Scroll's own tables (src/core/log/schema.ts: the log, the captured transcripts' bookkeeping),
+#: the FTS5 index and its shadow tables, and the tables SQLite keeps itself that hold nothing but
+#: schema and counters.
 READABLE_TABLES = frozenset([
     "events", "scroll_meta", "events_fts", "events_vocab",
     "events_fts_data", "events_fts_idx", "events_fts_docsize", "events_fts_config", "events_fts_content",
+    "capture_records", "capture_cursors", "event_binaries",
     "sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema", "sqlite_sequence",
 ])
 SCHEMA_TABLES = frozenset(["sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"])

@@ -205,6 +205,51 @@ class SqlServerTest(unittest.TestCase):
         self.assertError(self.helper.query("SELECT * FROM notes_by_someone"), "PermissionError", "notes_by_someone")
         self.assertError(self.helper.query("SELECT count(*) FROM notes_by_someone"), "PermissionError")
 
+    def test_every_table_of_the_schema_is_readable(self):
+        # Every table the migrations of src/core/log/schema.ts create (a new one too) can be read.
+        conn = sqlite3.connect("file:%s?mode=ro" % self.db, uri=True)
+        try:
+            tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        finally:
+            conn.close()
+        self.assertIn("capture_records", tables)
+        for name in tables:
+            r = self.helper.query('SELECT count(*) FROM "%s"' % name)
+            self.assertNotIn("error", r, name)
+
+    def test_capture_tables_read_and_refuse_writes(self):
+        writer = sqlite3.connect(self.db)
+        writer.execute("INSERT INTO capture_records(source, record_id, seq) VALUES ('claude-code', 'u-1', 1)")
+        writer.execute("INSERT INTO capture_cursors(path, source, offset, line, size, mtime_ms, cwd, session)"
+                       " VALUES ('/h/.claude/projects/w/s.jsonl', 'claude-code', 120, 2, 120, 1.5, '/w', 'claude-code:s')")
+        writer.execute("INSERT INTO event_binaries(seq, handle, media_type, bytes) VALUES (1, 'ab12', 'image/png', 68)")
+        writer.commit()
+        writer.close()
+        r = self.helper.query("SELECT r.source, r.record_id, e.kind FROM capture_records r JOIN events e ON e.seq = r.seq")
+        self.assertEqual(r["rows"], [["claude-code", "u-1", "user_message"]])
+        r = self.helper.query("SELECT path, offset, line, cwd, session FROM capture_cursors")
+        self.assertEqual(r["rows"], [["/h/.claude/projects/w/s.jsonl", 120, 2, "/w", "claude-code:s"]])
+        self.assertEqual(self.helper.query("SELECT seq, handle, media_type, bytes FROM event_binaries")["rows"],
+                         [[1, "ab12", "image/png", 68]])
+        before = dump(self.db)
+        for sql in (
+            "INSERT INTO capture_records(source, record_id, seq) VALUES ('codex', 'x', 2)",
+            "INSERT OR IGNORE INTO capture_records(source, record_id, seq) VALUES ('claude-code', 'u-1', 9)",
+            "UPDATE capture_records SET seq = 3",
+            "DELETE FROM capture_records",
+            "UPDATE capture_cursors SET offset = 0",
+            "DELETE FROM capture_cursors",
+            "REPLACE INTO capture_cursors(path, source, offset, line, size, mtime_ms) VALUES ('p', 's', 0, 0, 0, 0)",
+            "INSERT INTO event_binaries(seq, handle, media_type, bytes) VALUES (2, 'cd', 'image/png', 1)",
+            "DELETE FROM event_binaries",
+            "DROP TABLE capture_cursors",
+            "DROP INDEX event_binaries_handle",
+            "CREATE INDEX i ON capture_records(seq)",
+        ):
+            message = self.assertError(self.helper.query(sql), "PermissionError")
+            self.assertTrue(message.startswith("ms.sql: the event log is read-only ("), message)
+        self.assertEqual(dump(self.db), before)
+
     def test_bad_request_lines_are_answered_and_the_helper_goes_on(self):
         self.assertEqual(self.helper.raw("not json")["error"]["type"], "ValueError")
         self.assertEqual(self.helper.raw("[1]")["error"]["type"], "ValueError")

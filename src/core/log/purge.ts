@@ -283,6 +283,9 @@ export function purgeLog(db: Database, payloads: PayloadStore, opts: PurgeOption
       }
       restoreAppendOnly(db);
       rebuildSearchIndex(db, payloads, { onWarning: (m) => warnings.push(m) });
+      // Vectors are derived from the old text: dropped, so hybrid search re-embeds the purged text.
+      const dropVectors = db.prepare('DELETE FROM event_vectors WHERE seq = ?');
+      for (const seq of changedRows.keys()) dropVectors.run(seq);
       db.prepare("DELETE FROM scroll_meta WHERE key = 'purge_in_progress'").run();
       const textHashes = ms.filter((m) => m.kind === 'text').map((m) => m.hash);
       const patternHashes = ms.filter((m) => m.kind === 'pattern').map((m) => m.hash);

@@ -6,7 +6,7 @@
  * table and column names; change them only with a migration and a matching Python change.
  */
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Columns of the FTS5 index, in order. Weights for bm25() live in search/ranking. */
 export const FTS_COLUMNS = ['body', 'code', 'parts', 'headline'] as const;
@@ -129,6 +129,23 @@ CREATE TABLE IF NOT EXISTS event_binaries(
   PRIMARY KEY(seq, handle)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS event_binaries_handle ON event_binaries(handle);
+`,
+  },
+  {
+    // Optional hybrid search (src/core/search/embeddings/): one vector per event and embedding
+    // model, keyed by (seq, model); model first, so one model's vectors are one range. Derived:
+    // filled from the stored (redacted) text, dropped and refilled at will. `text_hash` is the
+    // sha256 of the text embedded, so an event whose text changed (a purge) is embedded again.
+    version: 4,
+    sql: `
+CREATE TABLE IF NOT EXISTS event_vectors(
+  model     TEXT    NOT NULL,
+  seq       INTEGER NOT NULL,
+  dims      INTEGER NOT NULL,
+  vector    BLOB    NOT NULL,   -- dims little-endian float32, unit length
+  text_hash TEXT    NOT NULL,
+  PRIMARY KEY(model, seq)
+) WITHOUT ROWID;
 `,
   },
 ];

@@ -47,7 +47,7 @@ MAX_SAFE_INT = 2 ** 53 - 1
 READABLE_TABLES = frozenset([
     "events", "scroll_meta", "events_fts", "events_vocab",
     "events_fts_data", "events_fts_idx", "events_fts_docsize", "events_fts_config", "events_fts_content",
-    "capture_records", "capture_cursors", "event_binaries",
+    "capture_records", "capture_cursors", "event_binaries", "event_vectors",
     "sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema", "sqlite_sequence",
 ])
 SCHEMA_TABLES = frozenset(["sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"])

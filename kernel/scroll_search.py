@@ -500,13 +500,15 @@ def _ends_part(s, i):
 
 
 def snippet_prefixes(keys):
-    """Search prefixes for the keys: the stem minus a trailing i/e Porter may have written."""
+    """Search prefixes for the keys: the stem minus a trailing i/e Porter may have written; a key
+    holding CJK as it is (none beyond the BMP, as snippet.ts); other non-ASCII keys are left out."""
     out = []
     for k in keys:
         p = k
-        if len(p) > 3 and p[-1] in "ie":
+        ascii_key = _ASCII.match(p) is not None
+        if ascii_key and len(p) > 3 and p[-1] in "ie":
             p = p[:-1]
-        if p and _ASCII.match(p) and p not in out:
+        if p and (ascii_key or (HAS_CJK.search(p) and all(ord(c) <= 0xFFFF for c in p))) and p not in out:
             out.append(p)
     return out
 
@@ -542,6 +544,16 @@ def _folded_copy(s):
     return "".join(out)
 
 
+def _add_match(matches, start, end, key):
+    """A match that overlaps the ones before it (a word around CJK keys) absorbs them (snippet.ts `add`)."""
+    keys = {key}
+    while matches and start < matches[-1][1]:
+        prev = matches.pop()
+        start, end = min(start, prev[0]), max(end, prev[1])
+        keys |= prev[2]
+    matches.append([start, end, keys])
+
+
 def make_snippet(content, keys):
     """About 64 tokens (SNIPPET_CHARS characters) covering the most distinct keys, matches in « »."""
     prefixes = snippet_prefixes(keys)
@@ -557,6 +569,11 @@ def make_snippet(content, keys):
                 break
             at = m.start()
             p = m.group(0).lower()
+            if HAS_CJK.search(p):
+                # CJK has no spaces between words: a key matches anywhere, only the key is marked.
+                pos = at + len(p)
+                _add_match(matches, at, at + len(p), ids[p])
+                continue
             if not _starts_part(text, at) or (len(p) <= 2 and not _ends_part(text, at + len(p))):
                 pos = at + 1  # every position is tried
                 continue
@@ -567,10 +584,7 @@ def make_snippet(content, keys):
             end = at + len(p)
             while end < len(text) and _is_word_at(text, end):
                 end += 1
-            if matches and matches[-1][0] == start:
-                matches[-1][2].add(ids[p])
-            else:
-                matches.append([start, end, {ids[p]}])
+            _add_match(matches, start, end, ids[p])
     ws = 0
     if matches:
         best, best_count = -1, -1

@@ -9,11 +9,14 @@
  * the chosen window is rendered. A word is marked when it (or one of its identifier
  * parts) starts with the stem of a query term, minus a trailing `i`/`e` that Porter may have
  * written (`happi` marks happy, `connect` marks connections); stems of one or two letters must be
- * the whole word or part (`id` marks `userId`, not `idea`). Text with letters outside ASCII is
- * matched on a diacritic-free copy when folding keeps its length, else it is shown unmarked.
+ * the whole word or part (`id` marks `userId`, not `idea`). A CJK key (no spaces between words)
+ * marks its own characters wherever they occur (`重试上限` inside `重试上限是五次`). Text with
+ * letters outside ASCII is matched on a diacritic-free copy when folding keeps its length, else it
+ * is shown unmarked.
  */
 
 import { LEAD_CHARS, MAX_WINDOW_STARTS, MAX_WORD_EXTENSION, SNIPPET_CHARS } from './constants';
+import { HAS_CJK } from './tokens';
 
 export { SNIPPET_CHARS } from './constants';
 
@@ -46,14 +49,20 @@ function endsPart(s: string, i: number): boolean {
   return isUpper(c) && !isUpper(s.charCodeAt(i - 1));
 }
 
-/** Search prefixes for the keys: the stem minus a trailing i/e Porter may have written. */
+/**
+ * Search prefixes for the keys: the stem minus a trailing i/e Porter may have written; a key
+ * holding CJK (Han, kana, Hangul) as it is. Other non-ASCII keys are left out (case folding outside
+ * ASCII differs between the two implementations), and so are keys with characters beyond the BMP
+ * (JavaScript counts them as two units).
+ */
 export function snippetPrefixes(keys: readonly string[]): string[] {
   const out: string[] = [];
   for (const k of keys) {
     let p = k;
-    if (p.length > 3 && (p.endsWith('i') || p.endsWith('e'))) p = p.slice(0, -1);
     // eslint-disable-next-line no-control-regex
-    if (p && /^[\x00-\x7f]*$/.test(p) && !out.includes(p)) out.push(p);
+    const ascii = /^[\x00-\x7f]*$/.test(p);
+    if (ascii && p.length > 3 && (p.endsWith('i') || p.endsWith('e'))) p = p.slice(0, -1);
+    if (p && (ascii || (HAS_CJK.test(p) && !SURROGATE.test(p))) && !out.includes(p)) out.push(p);
   }
   return out;
 }
@@ -118,15 +127,29 @@ function prefixRegex(prefixes: readonly string[]): RegExp {
 export function findMatches(text: string, prefixes: readonly string[], mode: 'indexOf' | 'regex'): Match[] {
   const matches: Match[] = [];
   const ids = new Map(prefixes.map((p, i) => [p, i]));
-  let last: Match | undefined;
+  /** A match that overlaps the ones before it (a word around CJK keys) absorbs them: one mark. */
+  const add = (start: number, end: number, p: string) => {
+    const keys = new Set([ids.get(p)!]);
+    while (matches.length && start < matches[matches.length - 1].end) {
+      const prev = matches.pop()!;
+      start = Math.min(start, prev.start);
+      end = Math.max(end, prev.end);
+      for (const k of prev.keys) keys.add(k);
+    }
+    matches.push({ start, end, keys });
+  };
   const visit = (at: number, p: string): number => {
+    // CJK is written without spaces: a CJK key matches anywhere in a run, and only it is marked.
+    if (HAS_CJK.test(p)) {
+      add(at, at + p.length, p);
+      return at + p.length;
+    }
     if (!startsPart(text, at) || (p.length <= 2 && !endsPart(text, at + p.length))) return at + 1; // every position is tried
     let start = at;
     while (start > 0 && isWordAt(text, start - 1)) start--;
     let end = at + p.length;
     while (end < text.length && isWordAt(text, end)) end++;
-    if (last && last.start === start) last.keys.add(ids.get(p)!);
-    else matches.push((last = { start, end, keys: new Set([ids.get(p)!]) }));
+    add(start, end, p);
     return at + p.length;
   };
   if (mode === 'indexOf') {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findMatches, snippetPrefixes } from '../../../src/core/search/snippet';
+import { findMatches, makeSnippet, snippetPrefixes } from '../../../src/core/search/snippet';
 
 /** Deterministic PRNG so a failure names a reproducible case. */
 function rng(seed: number): () => number {
@@ -33,4 +33,15 @@ test('snippet matches: the indexOf scan visits exactly what the regex scan visit
 test('snippet matches: overlapping prefixes take the longest at a position, then skip past it; parts of one word share its match', () => {
   const ms = findMatches('useri userid user_id', ['user', 'useri', 'id'], 'indexOf');
   assert.deepEqual(ms.map((m) => [m.start, m.end, [...m.keys].sort()]), [[0, 5, [1]], [6, 12, [1]], [13, 20, [0, 2]]]);
+});
+
+test('snippet matches: CJK keys are marked where they occur inside a run; a word around them is one mark', () => {
+  assert.deepEqual(snippetPrefixes(['재시도', '重试上限', 'retri', 'привет', '𠀀𠀁']), ['재시도', '重试上限', 'retr']);
+  assert.equal(makeSnippet('재시도를 세 번까지 허용합니다', ['재시도']), '«재시도»를 세 번까지 허용합니다');
+  assert.equal(makeSnippet('重试上限是五次，超过就报错', ['重试上限']), '«重试上限»是五次，超过就报错');
+  assert.equal(makeSnippet('重试上限是五次重试', ['重试', '上限']), '«重试»«上限»是五次«重试»');
+  assert.equal(makeSnippet('リトライ上限を設定してください', ['上限を設定']), 'リトライ«上限を設定»してください');
+  // The Latin key's word runs over the CJK key: one mark, not a mark inside a mark.
+  assert.equal(makeSnippet('the retry上限 was reached twice', ['retri', '上限']), 'the «retry上限» was reached twice');
+  assert.equal(makeSnippet('x上限上限_retry ok', ['上限', 'retri']), '«x上限上限_retry» ok');
 });

@@ -677,18 +677,25 @@ function finish(result: SearchResult, ignored: NonNullable<SearchResult['ignored
 function rankPage(db: SearchDatabase, terms: QueryTerm[], plan: Plan, k: number, offset: number, window: DateWindow | undefined): { page: Ranked[]; matches: number } {
   const andQuery = terms.map((t) => t.fts).join(' AND ');
   const orQuery = terms.map((t) => t.fts).join(' OR ');
+  const want = offset + k;
+  // One FTS5 scan per expression: each ranks every match whatever its LIMIT, so the rows a page
+  // can need beyond the candidates (`want` past a head of at most every candidate of both queries
+  // plus CONTEXT_OF neighbourhoods of 4) are fetched with them; the candidates are its first
+  // MIN_CANDIDATES (the order is total, so the same rows a smaller LIMIT returns).
+  const reach = want + 2 * MIN_CANDIDATES + 4 * CONTEXT_OF;
   // A query that returned fewer rows than it asked for returned every match: asking again with
   // a larger limit (below) would only repeat the same FTS5 scan.
-  const ranks = (match: string, first: { seq: number; r: number }[], limit: number) =>
-    first.length < MIN_CANDIDATES || limit <= first.length ? first.slice(0, limit) : rankedSeqs(db, match, plan, limit);
+  const ranks = (match: string, all: { seq: number; r: number }[], limit: number) =>
+    all.length < reach || limit <= all.length ? all.slice(0, limit) : rankedSeqs(db, match, plan, limit);
   const matched = new Map<number, { score: number; precise: boolean }>();
-  const andFirst = rankedSeqs(db, andQuery, plan, MIN_CANDIDATES);
+  const andAll = rankedSeqs(db, andQuery, plan, reach);
+  const andFirst = andAll.slice(0, MIN_CANDIDATES);
   for (const r of andFirst) matched.set(r.seq, { score: -r.r, precise: true });
   const broaden = broadens(terms.length, matched.size, k);
-  let orFirst: { seq: number; r: number }[] = [];
+  let orAll: { seq: number; r: number }[] = [];
   if (broaden) {
-    orFirst = rankedSeqs(db, orQuery, plan, MIN_CANDIDATES);
-    for (const r of orFirst) {
+    orAll = rankedSeqs(db, orQuery, plan, reach);
+    for (const r of orAll.slice(0, MIN_CANDIDATES)) {
       if (!matched.has(r.seq)) matched.set(r.seq, { score: -r.r, precise: false });
     }
   }
@@ -701,11 +708,10 @@ function rankPage(db: SearchDatabase, terms: QueryTerm[], plan: Plan, k: number,
   for (const [seq, m] of matched) {
     if (!pool.has(seq)) pool.set(seq, { seq, score: m.score, broadened: !m.precise, match: m.precise ? 'every' : 'some' });
   }
-  const want = offset + k;
-  const first = broaden ? orFirst : andFirst;
-  if (first.length >= MIN_CANDIDATES && want > pool.size - head.length) {
+  const all = broaden ? orAll : andAll;
+  if (all.length >= MIN_CANDIDATES && want > pool.size - head.length) {
     const precise = new Set(andFirst.map((r) => r.seq));
-    for (const r of ranks(broaden ? orQuery : andQuery, first, want + head.length)) {
+    for (const r of ranks(broaden ? orQuery : andQuery, all, want + head.length)) {
       const listed = pool.get(r.seq);
       if (listed) {
         // A neighbour listed for its context that the deeper fetch shows to be a match: say so

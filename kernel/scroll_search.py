@@ -561,6 +561,7 @@ def make_snippet(content, keys):
     text = content if _ASCII.match(content) else _folded_copy(content)
     if prefixes and text is not None:
         ids = {p: i for i, p in enumerate(prefixes)}
+        cjk = {p for p in prefixes if HAS_CJK.search(p)}
         rx = _prefix_regex(prefix_pattern(prefixes))
         pos = 0
         while True:
@@ -569,7 +570,7 @@ def make_snippet(content, keys):
                 break
             at = m.start()
             p = m.group(0).lower()
-            if HAS_CJK.search(p):
+            if p in cjk:
                 # CJK has no spaces between words: a key matches anywhere, only the key is marked.
                 pos = at + len(p)
                 _add_match(matches, at, at + len(p), ids[p])

@@ -127,6 +127,7 @@ function prefixRegex(prefixes: readonly string[]): RegExp {
 export function findMatches(text: string, prefixes: readonly string[], mode: 'indexOf' | 'regex'): Match[] {
   const matches: Match[] = [];
   const ids = new Map(prefixes.map((p, i) => [p, i]));
+  const cjk = new Set(prefixes.filter((p) => HAS_CJK.test(p)));
   /** A match that overlaps the ones before it (a word around CJK keys) absorbs them: one mark. */
   const add = (start: number, end: number, p: string) => {
     const keys = new Set([ids.get(p)!]);
@@ -140,7 +141,7 @@ export function findMatches(text: string, prefixes: readonly string[], mode: 'in
   };
   const visit = (at: number, p: string): number => {
     // CJK is written without spaces: a CJK key matches anywhere in a run, and only it is marked.
-    if (HAS_CJK.test(p)) {
+    if (cjk.size && cjk.has(p)) {
       add(at, at + p.length, p);
       return at + p.length;
     }

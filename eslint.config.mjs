@@ -55,6 +55,35 @@ const layerRules = (list) => ({
   })],
 });
 
+
+// tsc compiles a re-export (`export { x } from './m'`, or `export { x }` of an imported x) into a
+// getter on the module's exports object, and V8 then loads every other export of that module
+// (`tokens_1.cls(...)` in a loop) through the generic property-load path: the whole module's hot
+// functions slow down (docs/PERFORMANCE.md, "Re-exports"). Barrels (index.ts) may re-export; core's
+// other modules import from where a thing is defined.
+const noReexport = {
+  meta: { type: 'problem', messages: { reexport: "core modules other than index.ts do not re-export ('{{name}}'): import it from where it is defined (a re-export slows every export of this module under tsc's CommonJS output; docs/PERFORMANCE.md)" } },
+  create(context) {
+    const imported = new Set();
+    return {
+      ImportDeclaration(node) {
+        if (node.importKind === 'type') return;
+        for (const s of node.specifiers) if (s.importKind !== 'type') imported.add(s.local.name);
+      },
+      ExportAllDeclaration(node) {
+        if (node.exportKind !== 'type') context.report({ node, messageId: 'reexport', data: { name: '*' } });
+      },
+      ExportNamedDeclaration(node) {
+        if (node.exportKind === 'type' || node.declaration) return;
+        for (const s of node.specifiers) {
+          if (s.exportKind === 'type') continue;
+          if (node.source || imported.has(s.local.name)) context.report({ node: s, messageId: 'reexport', data: { name: s.exported.name ?? s.exported.value } });
+        }
+      },
+    };
+  },
+};
+
 export default defineConfig(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test/fixtures/**', 'test-results/**', '**/*.{js,mjs,cjs}'] },
   {
@@ -91,4 +120,11 @@ export default defineConfig(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   ...LAYERS.map((l) => ({ name: `scroll/layer ${l.name}`, files: l.files, rules: layerRules(l.forbid) })),
+  {
+    name: 'scroll/no-reexport',
+    files: ['src/core/**/*.ts'],
+    ignores: ['**/index.ts'],
+    plugins: { scroll: { rules: { 'no-reexport': noReexport } } },
+    rules: { 'scroll/no-reexport': 'error' },
+  },
 );

@@ -6,7 +6,7 @@
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { AgentLoop, type AgentProgress } from '../../core/agent/agentLoop';
-import { CancelledError } from '../../core/agent/errors';
+import { CancelledError } from '../../core/errors';
 import { OpenAICompatibleClient } from '../../core/agent/openaiClient';
 import { workspaceTools } from '../../core/agent/workspaceTools';
 import { errorMessage } from '../../core/errors';

@@ -24,7 +24,8 @@ import {
 } from '../log/eventMeta';
 import { evictions as evictionRows } from '../log/historyQueries';
 import type { LogEvent, NewEvent } from '../types';
-import { CancelledError, throwIfAborted } from './errors';
+import { CancelledError } from '../errors';
+import { throwIfAborted } from './errors';
 import type { IndexTitle } from './evictionIndex';
 import type { ChatMessage, ModelClient, ToolCall, ToolDefinition } from './model';
 import { fallbackTitle, modelTitle } from './titles';

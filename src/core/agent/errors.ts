@@ -40,8 +40,6 @@ export class ViewBudgetError extends ScrollError {
   }
 }
 
-/** The caller cancelled the request (its AbortSignal fired): the core's one CancelledError. */
-export { CancelledError };
 
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new CancelledError();

@@ -4,7 +4,8 @@
  * usage when the server reports it. The API key comes from an environment variable, never a flag.
  */
 import { estimateTokens } from '../types';
-import { CancelledError, ModelError, ModelHttpError, ModelProtocolError, ModelTimeoutError } from './errors';
+import { CancelledError } from '../errors';
+import { ModelError, ModelHttpError, ModelProtocolError, ModelTimeoutError } from './errors';
 import type { ChatMessage, ModelChunk, ModelClient, ModelRequestOptions, ToolCall, ToolDefinition } from './model';
 
 export interface OpenAICompatibleOptions {

@@ -19,8 +19,9 @@
  * they never count as its messages); metadata entries → notes. Pure: no I/O, no clock.
  */
 import type { CapturedBinary, CapturedEvent, CaptureProblem, CaptureReader, CaptureSource, ReaderOutput, RecordOrigin } from './types';
+import { isObject, str } from './readerKit';
 import {
-  cleanMeta, contentHash, dataUrlBinary, decodeBase64, imageNotes, isObject, type Json, omit, rawNote, str, thinkingEvent, toIso, UNKNOWN_TS,
+  cleanMeta, contentHash, dataUrlBinary, decodeBase64, imageNotes, type Json, omit, rawNote, thinkingEvent, toIso, UNKNOWN_TS,
 } from './readerParts';
 
 export type ClineFamilySource = Extract<CaptureSource, 'cline' | 'roo-code' | 'kilo-code'>;

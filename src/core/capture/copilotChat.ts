@@ -20,8 +20,9 @@
  * exists), so a reply still streaming is never stored half.
  */
 import type { CapturedBinary, CapturedEvent, CaptureProblem, CaptureReader, ReaderOutput, RecordOrigin } from './types';
+import { isObject, str } from './readerKit';
 import {
-  cleanMeta, contentHash, decodeBase64, fileUriToPath, imageNotes, isObject, type Json, omit, rawNote, str, thinkingEvent, toIso, UNKNOWN_TS,
+  cleanMeta, contentHash, decodeBase64, fileUriToPath, imageNotes, type Json, omit, rawNote, thinkingEvent, toIso, UNKNOWN_TS,
 } from './readerParts';
 
 const SOURCE = 'copilot-chat' as const;

@@ -20,7 +20,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { CapturedBinary, CapturedEvent, CaptureProblem, CaptureReader, ReaderOutput, RecordOrigin } from './types';
-import { cleanMeta, contentHash, decodeBase64, imageNotes, isObject, type Json, omit, rawNote, str, thinkingEvent, toIso, UNKNOWN_TS } from './readerParts';
+import { isObject, str } from './readerKit';
+import { cleanMeta, contentHash, decodeBase64, imageNotes, type Json, omit, rawNote, thinkingEvent, toIso, UNKNOWN_TS } from './readerParts';
 
 const SOURCE = 'gemini-cli' as const;
 

@@ -4,10 +4,10 @@
  * and a record kept whole). Pure: no I/O, no clock.
  */
 import { createHash } from 'node:crypto';
-import { isObject, str, type Json } from './readerKit';
+import type { Json } from './readerKit';
 import type { CapturedBinary, CapturedEvent, CaptureSource } from './types';
 
-export { isObject, str, type Json };
+export type { Json };
 
 /** A record with no timestamp of its own: the importer stamps it when it appends (readers are pure, no clock). */
 export const UNKNOWN_TS = '';

@@ -20,7 +20,6 @@ import type { CompactResult } from './compactIndex';
 import type { PurgeOptions, PurgeResult } from './purge';
 import { fromWorkerError, type WorkerError } from './workerErrors';
 
-export { CancelledError } from '../errors';
 
 export const MAINTENANCE_WORKER_FILE = 'maintenanceWorker.js';
 

@@ -1,4 +1,4 @@
 /** The host side of `ms` (docs/MEMORY-PROTOCOL.md): one MemoryHost per kernel session, its transports, read-only SQL. */
-export { MemoryHost, MemoryCallError, replyFor, MAX_RANGE_EVENTS, type MemoryErrorType, type MemoryHostOptions, type WireEvent } from './memoryHost';
-export { ReadOnlySql, type ReadOnlySqlOptions, type SqlResult } from './readOnlySql';
+export { MemoryHost, replyFor, MAX_RANGE_EVENTS, type MemoryHostOptions, type WireEvent } from './memoryHost';
+export { MemoryCallError, ReadOnlySql, type MemoryErrorType, type ReadOnlySqlOptions, type SqlResult } from './readOnlySql';
 export { MemoryChannel, MAX_CALL_LINE_CHARS } from './memoryChannel';

@@ -18,7 +18,6 @@ import { searchEvents } from '../search/search';
 import type { SearchOptions } from '../types';
 import { MemoryCallError, ReadOnlySql, type MemoryErrorType, type SqlResult } from './readOnlySql';
 
-export { MemoryCallError, type MemoryErrorType } from './readOnlySql';
 
 export const MAX_RANGE_EVENTS = 10_000;
 const PREVIEW_NOTE = ' — content is the stored preview';

@@ -18,7 +18,6 @@
 import { CJK_PHRASE_MAX, MAX_QUERY_CHARS, MAX_TERMS, STOP_WORDS } from './constants';
 import { HAS_CJK, TOKEN_RE, bigrams, cjkSegments, fold, identifierParts, isCompound, stemKey } from './tokens';
 
-export { MAX_TERMS, MAX_QUERY_CHARS } from './constants';
 
 export type TermType = 'word' | 'compound' | 'phrase';
 

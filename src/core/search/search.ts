@@ -42,9 +42,6 @@ export interface SearchDatabase {
   readonly inTransaction?: boolean;
 }
 
-// The numbers (bm25 weights, broadening, pruning, context shares, limits) live in
-// kernel/search_constants.json, shared with the Python port (constants.ts).
-export { BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, CONTEXT_NEAR, CONTEXT_FAR, MIN_CANDIDATES, CONTEXT_OF, DEFAULT_K, MAX_K } from './constants';
 
 const RANK = `bm25(events_fts, ${BM25_WEIGHTS.map((w) => w.toFixed(1)).join(', ')})`;
 

@@ -18,7 +18,6 @@
 import { LEAD_CHARS, MAX_WINDOW_STARTS, MAX_WORD_EXTENSION, SNIPPET_CHARS } from './constants';
 import { HAS_CJK } from './tokens';
 
-export { SNIPPET_CHARS } from './constants';
 
 const isWordCode = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 const isLower = (c: number) => c >= 97 && c <= 122;

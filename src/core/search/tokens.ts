@@ -134,5 +134,3 @@ export function isCompound(token: string): boolean {
   return COMPOUND_SIGNAL.test(token);
 }
 
-/** English stop words, pruned from queries (never from the index): kernel/search_constants.json. */
-export { STOP_WORDS } from './constants';

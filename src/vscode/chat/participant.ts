@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { AgentProgress } from '../../core/agent/agentLoop';
-import { CancelledError } from '../../core/agent/errors';
+import { CancelledError } from '../../core/errors';
 import { newSessionId } from '../../core/sessionId';
 import { MAX_RANGE_EVENTS, parseSeqSpec, renderEventsForChat, renderHits } from '../documents/eventMarkdown';
 import { renderEvictedSessions, renderIndexMarkdown } from '../documents/evictionBlocks';

@@ -8,7 +8,8 @@
  */
 import * as vscode from 'vscode';
 import type { EventLog } from '../../core/log/eventLog';
-import { CancelledError, rebuildIndexInBackground, verifyInBackground } from '../../core/log/maintenance';
+import { CancelledError } from '../../core/errors';
+import { rebuildIndexInBackground, verifyInBackground } from '../../core/log/maintenance';
 import type { LogVerification } from '../../core/log/verify';
 import { REBUILD_INDEX_TITLE, forEditor } from './editorHint';
 import { errorText, msSince, out } from '../output';

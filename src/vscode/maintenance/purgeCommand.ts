@@ -7,7 +7,8 @@
  */
 import * as vscode from 'vscode';
 import type { EventLog } from '../../core/log/eventLog';
-import { CancelledError, purgeInBackground } from '../../core/log/maintenance';
+import { CancelledError } from '../../core/errors';
+import { purgeInBackground } from '../../core/log/maintenance';
 import { readSeqSpec } from '../../shared/seqSpec';
 import { errorText, out } from '../output';
 import type { ScrollServices } from '../services';

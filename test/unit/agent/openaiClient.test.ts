@@ -2,7 +2,8 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeOpenAIServer, sse, delta } from './fakeOpenAIServer';
 import { OpenAICompatibleClient, SseParser } from '../../../src/core/agent/openaiClient';
-import { ModelError, ModelHttpError, ModelProtocolError, ModelTimeoutError, CancelledError } from '../../../src/core/agent/errors';
+import { CancelledError } from '../../../src/core/errors';
+import { ModelError, ModelHttpError, ModelProtocolError, ModelTimeoutError } from '../../../src/core/agent/errors';
 import type { ModelChunk } from '../../../src/core/agent/model';
 
 

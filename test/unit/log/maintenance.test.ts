@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { EventLog } from '../../../src/core/log/eventLog';
-import { CancelledError, rebuildIndexInBackground, verifyInBackground } from '../../../src/core/log/maintenance';
+import { CancelledError } from '../../../src/core/errors';
+import { rebuildIndexInBackground, verifyInBackground } from '../../../src/core/log/maintenance';
 import { ReadonlyLogError } from '../../../src/core/errors';
 
 const EVENTS = 3000;

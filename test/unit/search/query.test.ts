@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseQuery, MAX_TERMS } from '../../../src/core/search/query';
+import { MAX_TERMS } from '../../../src/core/search/constants';
+import { parseQuery } from '../../../src/core/search/query';
 import { makeSnippet } from '../../../src/core/search/snippet';
 
 test('every term is a quoted FTS5 string; operators in user text are words', () => {

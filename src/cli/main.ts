@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Command> = {
   stats: () => require('./commands/stats').command,
   export: () => require('./commands/export').command,
   reindex: () => require('./commands/reindex').command,
+  embed: () => require('./commands/embed').command,
   compact: () => require('./commands/compact').command,
   check: () => require('./commands/check').command,
   purge: () => require('./commands/purge').command,

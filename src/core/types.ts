@@ -86,9 +86,10 @@ export interface SearchHit {
   broadened: boolean;
   /**
    * Why the event is listed: it matches every term; only some of them (the query was broadened);
-   * or it is next to a strong match in its session (context), whatever it matches itself.
+   * or it is next to a strong match in its session (context), whatever it matches itself; or
+   * (hybrid search only) its embedding is close to the query's, whatever words it holds (similar).
    */
-  match?: 'every' | 'some' | 'context';
+  match?: 'every' | 'some' | 'context' | 'similar';
 }
 
 export interface SearchResult {
@@ -102,6 +103,8 @@ export interface SearchResult {
   ignored?: { word: string; events: number; of: number }[];
   /** Set when the query could not be run (empty after normalisation, etc.): a human-readable reason. */
   message?: string;
+  /** Set when the ranking fused BM25 with embedding similarity (src/core/search/hybrid.ts): the model, and how many hits only it found. */
+  hybrid?: { model: string; similarOnly: number };
 }
 
 export interface SessionInfo {

@@ -5,6 +5,27 @@ import { UsageError, intOption, stringOption, writeJson, type Command, type Comm
 import { readJsonLines } from '../jsonl';
 import { openForReading } from '../openLog';
 import { checkKindsAndRoles } from '../validate';
+import { EMBEDDINGS_OPTIONS, EMBEDDINGS_USAGE, embeddingClientFrom } from '../embeddingsConfig';
+import { HybridSearch } from '../../core/search/hybrid';
+import { hasVectorTable, vectorStats } from '../../core/search/vectorStore';
+
+/** How a query is searched: the log's BM25 search, or hybrid (--hybrid) over the same connection. */
+type Searcher = (log: EventLog, query: string, opts: SearchOptions) => SearchResult | Promise<SearchResult>;
+
+const lexical: Searcher = (log, query, opts) => log.search(query, opts);
+
+/** --hybrid: BM25 fused with the embeddings' ranking; every fallback is said once on stderr, not per query. */
+function hybridSearcher(ctx: CommandContext, log: EventLog): Searcher {
+  const client = embeddingClientFrom(ctx, 'scroll search --hybrid');
+  const stats = hasVectorTable(log.database) ? vectorStats(log.database, client.model) : { vectors: 0, events: 0 };
+  if (stats.vectors === 0) {
+    ctx.io.stderr(`scroll search: no event has a ${client.model} vector yet (\`scroll embed\` fills them): searching with BM25 only\n`);
+    return lexical;
+  }
+  if (stats.vectors < stats.events) ctx.io.stderr(`scroll search: ${stats.events - stats.vectors} of ${stats.events} events have no ${client.model} vector yet (\`scroll embed\` fills them)\n`);
+  const hybrid = new HybridSearch(client, { onNote: (m) => ctx.io.stderr(`scroll search: ${m}\n`), retryAfterMs: Number.POSITIVE_INFINITY });
+  return (l, query, opts) => hybrid.search(l.database, query, opts);
+}
 
 function filtersFrom(ctx: CommandContext): SearchOptions {
   const k = intOption(ctx.values, 'k');
@@ -63,10 +84,10 @@ async function readBatch(ctx: CommandContext, source: string): Promise<BatchQuer
   return out;
 }
 
-function runBatch(ctx: CommandContext, log: EventLog, queries: BatchQuery[], base: SearchOptions): void {
+async function runBatch(ctx: CommandContext, log: EventLog, queries: BatchQuery[], base: SearchOptions, search: Searcher): Promise<void> {
   const chunk: string[] = [];
   for (const q of queries) {
-    const result = log.search(q.query, { ...base, ...stripUndefined(q.opts) });
+    const result = await search(log, q.query, { ...base, ...stripUndefined(q.opts) });
     const line: Record<string, unknown> = { id: q.id, hits: result.hits.map((h) => ({ seq: h.seq, score: h.score })) };
     if (result.broadened) line.broadened = true;
     if (result.message) line.message = result.message;
@@ -80,7 +101,7 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-const MATCH_MARK = { every: '', some: '  [some terms]', context: '  [next to a match]' } as const;
+const MATCH_MARK = { every: '', some: '  [some terms]', context: '  [next to a match]', similar: '  [similar meaning]' } as const;
 
 /**
  * The text form of a search: the same facts as --json, in words. Notes say only what is true of
@@ -98,6 +119,7 @@ export function textReport(result: SearchResult): string {
   const context = result.hits.filter((h) => h.match === 'context').length;
   if (some) lines.push(`(${some} of ${result.hits.length} hits match only some of the terms: [some terms])`);
   if (context) lines.push(`(${context} of ${result.hits.length} hits are listed for a strong match next to them in their session: [next to a match])`);
+  if (result.hybrid) lines.push(`(hybrid: BM25 fused with ${result.hybrid.model} vectors${result.hybrid.similarOnly ? `; ${result.hybrid.similarOnly} of ${result.hits.length} hits are listed for their meaning alone: [similar meaning]` : ''})`);
   for (const h of result.hits) {
     lines.push(`#${h.seq}  ${h.score.toFixed(2)}  ${h.kind}/${h.role}  ${h.session}${MATCH_MARK[h.match ?? (h.broadened ? 'some' : 'every')]}`);
     lines.push(`    ${h.snippet.replace(/\s+/g, ' ').trim()}`);
@@ -109,12 +131,16 @@ export const command: Command = {
   name: 'search',
   summary: 'full-text search (BM25) with filters; --batch for many queries',
   usage: `usage: scroll search QUERY [--k N] [--kind K[,K…]] [--role R[,R…]] [--session S] [--name N]
-                     [--seq-from A] [--seq-to B] [--ts-from T] [--ts-to T] [--json] [--db P]
-       scroll search --batch FILE.jsonl|-
+                     [--seq-from A] [--seq-to B] [--ts-from T] [--ts-to T] [--hybrid] [--json] [--db P]
+       scroll search --batch FILE.jsonl|- [--hybrid]
 
 Hits best first: {seq, score, kind, role, session, snippet}.
 --batch: lines {"id", "query", "k"?, "session"?, "kind"?, "role"?}; prints one line per query
-{"id", "hits": [{"seq", "score"}, ...]}.`,
+{"id", "hits": [{"seq", "score"}, ...]}.
+--hybrid (opt-in): fuse BM25 with the vectors \`scroll embed\` stored (reciprocal rank fusion); the query
+is sent to the endpoint. When it does not answer, the search is BM25's, said once on stderr.
+
+${EMBEDDINGS_USAGE}`,
   options: {
     k: { type: 'string' },
     kind: { type: 'string' },
@@ -126,6 +152,8 @@ Hits best first: {seq, score, kind, role, session, snippet}.
     'ts-from': { type: 'string' },
     'ts-to': { type: 'string' },
     batch: { type: 'string' },
+    hybrid: { type: 'boolean' },
+    ...EMBEDDINGS_OPTIONS,
   },
   async run(ctx) {
     const batch = stringOption(ctx.values, 'batch');
@@ -136,7 +164,7 @@ Hits best first: {seq, score, kind, role, session, snippet}.
       const queries = await readBatch(ctx, batch);
       const log = openForReading(ctx);
       try {
-        runBatch(ctx, log, queries, filters);
+        await runBatch(ctx, log, queries, filters, ctx.values.hybrid === true ? hybridSearcher(ctx, log) : lexical);
       } finally {
         log.close();
       }
@@ -146,9 +174,10 @@ Hits best first: {seq, score, kind, role, session, snippet}.
     const query = ctx.positionals.join(' ');
     const log = openForReading(ctx);
     try {
+      const search = ctx.values.hybrid === true ? hybridSearcher(ctx, log) : lexical;
       let result;
       try {
-        result = log.search(query, filters);
+        result = await search(log, query, filters);
       } catch (e) {
         if (e instanceof Error && 'code' in e) throw e;
         throw new InvalidInputError(`search failed for ${JSON.stringify(query.slice(0, 80))}: ${errorMessage(e)}`);
@@ -157,6 +186,7 @@ Hits best first: {seq, score, kind, role, session, snippet}.
       if (ctx.json) {
         const out: Record<string, unknown> = { hits, broadened: result.broadened, terms: result.terms, pruned: result.pruned };
         if (result.ignored) out.ignored = result.ignored;
+        if (result.hybrid) out.hybrid = result.hybrid;
         if (result.message) out.message = result.message;
         writeJson(ctx.io, out);
         return 0;

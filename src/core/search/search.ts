@@ -563,6 +563,27 @@ export function snippetsFor(db: SearchDatabase, seqs: readonly number[], query: 
   return out;
 }
 
+/**
+ * Of `seqs`, the events a search with these filters may list (the hook of rankings made outside
+ * this module, hybrid.ts: the same filters, planned once, here).
+ */
+export function seqsPassingFilters(db: SearchDatabase, seqs: readonly number[], opts: SearchOptions): Set<number> {
+  const out = new Set<number>();
+  const plan = planFilters(db, opts);
+  if (plan.empty || seqs.length === 0) return out;
+  const where = [...plan.where];
+  const params = [...plan.params];
+  if (plan.lo !== null) (where.push('e.seq >= ?'), params.push(plan.lo));
+  if (plan.hi !== null) (where.push('e.seq <= ?'), params.push(plan.hi));
+  const filter = where.length ? ` AND ${where.join(' AND ')}` : '';
+  for (let i = 0; i < seqs.length; i += 500) {
+    const chunk = seqs.slice(i, i + 500);
+    const sql = `SELECT e.seq AS seq FROM events e WHERE e.seq IN (${chunk.map(() => '?').join(', ')})${filter}`;
+    for (const r of cached(db, sql).all(...chunk, ...params)) out.add(Number(r.seq));
+  }
+  return out;
+}
+
 /** A search the database could not answer: a message (with a way out when the index is damaged), no throw. */
 function failed(result: SearchResult, err: unknown): SearchResult {
   result.message = `search failed: ${err instanceof Error ? err.message : String(err)}`;

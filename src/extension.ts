@@ -17,6 +17,7 @@ import { out, registerOutputChannel } from './vscode/output';
 import { registerPanelCommand } from './vscode/panel/panelCommand';
 import { registerPurgeCommand } from './vscode/maintenance/purgeCommand';
 import { ScrollServices } from './vscode/services';
+import { registerEmbeddingsKeyCommand } from './vscode/hybridSearch';
 import { registerStatusBar } from './vscode/statusBar';
 import { registerTools } from './vscode/tools/registerTools';
 
@@ -35,6 +36,7 @@ export function activate(context: vscode.ExtensionContext): ScrollApi {
   registerTools(context, services);
   registerChatParticipant(context, services);
   registerOpenAIProvider(context);
+  registerEmbeddingsKeyCommand(context);
   registerMcpServerProvider(context, services);
   registerStatusBar(context, services);
   registerCapture(context, services);

@@ -10,10 +10,11 @@ import { out } from './output';
 import type { ScrollServices } from './services';
 
 /** What the commands need of Scroll's services. */
-export type CommandServices = Pick<ScrollServices, 'settings' | 'logs' | 'kernels' | 'sessions'>;
+export type CommandServices = Pick<ScrollServices, 'settings' | 'logs' | 'kernels' | 'sessions' | 'search'>;
 
 export const SEARCH_DEBOUNCE_MS = 150;
 const SEARCH_RESULTS = 50;
+const SEARCH_TITLE = 'Scroll: Search History';
 
 interface HitItem extends vscode.QuickPickItem {
   seq: number;
@@ -24,7 +25,7 @@ export function hitItem(h: SearchHit): HitItem {
   return {
     seq: h.seq,
     label: `seq ${h.seq} · ${h.kind}`,
-    description: `${h.session} · ${h.ts.slice(0, 16).replace('T', ' ')}${h.broadened ? ' · broadened' : ''}`,
+    description: `${h.session} · ${h.ts.slice(0, 16).replace('T', ' ')}${h.match === 'similar' ? ' · similar meaning' : h.broadened ? ' · broadened' : ''}`,
     detail: snippet,
     alwaysShow: true, // FTS already filtered; the QuickPick's own fuzzy filter must not hide hits
   };
@@ -148,13 +149,13 @@ async function searchHistory(services: CommandServices, initialQuery: string): P
     return;
   }
   const qp = vscode.window.createQuickPick<HitItem>();
-  qp.title = 'Scroll: Search History';
+  qp.title = SEARCH_TITLE;
   qp.placeholder = 'Search every logged message, tool call and output (full text)';
   qp.matchOnDescription = false;
   qp.matchOnDetail = false;
   let timer: NodeJS.Timeout | undefined;
   let generation = 0;
-  const run = (query: string) => {
+  const run = async (query: string) => {
     const mine = ++generation;
     if (!query.trim()) {
       qp.items = [];
@@ -162,9 +163,12 @@ async function searchHistory(services: CommandServices, initialQuery: string): P
       return;
     }
     try {
-      const result = log.search(query, { k: SEARCH_RESULTS, snippet: true });
+      const result = await services.search.search(log, query, { k: SEARCH_RESULTS, snippet: true });
       if (mine !== generation) return;
       qp.items = result.hits.map(hitItem);
+      // An index built by an older Scroll is rebuilt in the background after the open; until then
+      // searches answer from it, and say so.
+      qp.title = services.logs.indexRebuilding ? `${SEARCH_TITLE} (the index is being rebuilt: results from the previous index)` : SEARCH_TITLE;
       qp.placeholder = result.message ? forEditor(result.message) : qp.placeholder;
     } catch (e) {
       qp.items = [];
@@ -176,7 +180,7 @@ async function searchHistory(services: CommandServices, initialQuery: string): P
   qp.onDidChangeValue((v) => {
     qp.busy = true;
     if (timer) clearTimeout(timer);
-    timer = setTimeout(() => run(v), SEARCH_DEBOUNCE_MS);
+    timer = setTimeout(() => void run(v), SEARCH_DEBOUNCE_MS);
   });
   const done = new Promise<void>((resolve) => {
     qp.onDidAccept(async () => {
@@ -194,7 +198,7 @@ async function searchHistory(services: CommandServices, initialQuery: string): P
   qp.show();
   if (initialQuery) {
     qp.value = initialQuery;
-    run(initialQuery);
+    void run(initialQuery);
   }
   await done;
 }

@@ -20,6 +20,8 @@ export interface ScrollConfig {
   kernelTimeoutMs: number;
   outputCap: number;
   openai: { baseUrl: string; model: string; maxInputTokens: number };
+  /** Opt-in hybrid search (`scroll.search.embeddings.*`): off while endpoint or model is empty. */
+  embeddings: { endpoint: string; model: string; apiKeyEnv: string };
 }
 
 export function workspaceRoot(): string | undefined {
@@ -49,6 +51,11 @@ export function readConfig(globalStorageDir: string): ScrollConfig {
       baseUrl: (c.get<string>('openai.baseUrl') ?? '').trim(),
       model: (c.get<string>('openai.model') ?? '').trim(),
       maxInputTokens: clamp(c.get<number>('openai.maxInputTokens', 32_768), 1_024, 10_000_000),
+    },
+    embeddings: {
+      endpoint: (c.get<string>('search.embeddings.endpoint') ?? '').trim(),
+      model: (c.get<string>('search.embeddings.model') ?? '').trim(),
+      apiKeyEnv: (c.get<string>('search.embeddings.apiKeyEnv') ?? '').trim(),
     },
   };
 }

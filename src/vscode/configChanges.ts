@@ -19,6 +19,9 @@ const SETTINGS: Setting[] = [
   ['scroll.openai.baseUrl', (c) => c.openai.baseUrl, true],
   ['scroll.openai.model', (c) => c.openai.model],
   ['scroll.openai.maxInputTokens', (c) => c.openai.maxInputTokens],
+  ['scroll.search.embeddings.endpoint', (c) => c.embeddings.endpoint, true],
+  ['scroll.search.embeddings.model', (c) => c.embeddings.model],
+  ['scroll.search.embeddings.apiKeyEnv', (c) => c.embeddings.apiKeyEnv],
 ];
 
 function shown(v: unknown): string {

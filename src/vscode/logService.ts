@@ -15,11 +15,14 @@ import type { Settings } from './settings';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, not at activation */
 const eventLogModule = () => require('../core/log/eventLog') as typeof import('../core/log/eventLog');
+const maintenanceModule = () => require('../core/log/maintenance') as typeof import('../core/log/maintenance');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 export class LogService implements vscode.Disposable {
   private instance: EventLog | undefined;
   private openedPath: string | undefined;
+  /** The background rebuild of an index built by an older tokenizer, while it runs. */
+  private reindex: { log: EventLog; done: Promise<void>; stop: AbortController } | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly subscriptions: vscode.Disposable[];
 
@@ -59,6 +62,8 @@ export class LogService implements vscode.Disposable {
         readonly,
         headMirrors: this.headMirrors(cfg.logPath),
         onWarning: (m) => out.warn(`log: ${m}`),
+        // Never on this thread: a 10M-token log takes seconds; see reindexInBackground.
+        reindexStale: 'later',
       });
     } catch (e) {
       out.error(`log ${cfg.logPath} could not be opened${readonly ? ' (read-only)' : ''}: ${errorText(e)}`);
@@ -81,8 +86,57 @@ export class LogService implements vscode.Disposable {
       out.warn(`log: ${log.repaired.message}`);
       void vscode.window.showWarningMessage(`Scroll: ${log.repaired.message}`);
     }
+    if (log.indexStale) this.reindexInBackground(log);
     this.changed.fire();
     return log;
+  }
+
+  /** True while the index of the open log is being rebuilt (searches answer from the previous index meanwhile). */
+  get indexRebuilding(): boolean {
+    return this.reindex !== undefined && this.reindex.log === this.instance;
+  }
+
+  /** Resolves when the background rebuild in progress (if any) has ended. */
+  async indexRebuilt(): Promise<void> {
+    await this.reindex?.done;
+  }
+
+  /**
+   * Rebuilds an index built by an older tokenizer on the maintenance worker, with progress shown:
+   * the open returned already, searches meanwhile read the previous index (the worker's rebuild is
+   * one transaction, invisible to this connection until it commits).
+   */
+  private reindexInBackground(log: EventLog): void {
+    const stop = new AbortController();
+    const t0 = performance.now();
+    out.info('log: the search index was built by an older Scroll: rebuilding it from the log on a worker thread (searches use the previous index until it is done)');
+    const done = Promise.resolve(
+      vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Scroll: rebuilding the search index (searches use the previous index meanwhile)', cancellable: false },
+        async (progress) => {
+          let shown = 0;
+          const n = await maintenanceModule().rebuildIndexInBackground(log, {
+            onlyIfStale: true,
+            signal: stop.signal,
+            onProgress: (d, total) => {
+              const pct = total ? Math.floor((100 * d) / total) : 100;
+              if (pct > shown) progress.report({ increment: pct - shown, message: `${d} of ${total} events` });
+              shown = pct;
+            },
+            onWarning: (m) => out.warn(`log: ${m}`),
+          });
+          out.info(n >= 0 ? `log: search index rebuilt: ${n} events (${msSince(t0)})` : 'log: the search index was rebuilt by another window meanwhile');
+        },
+      ),
+    )
+      .catch((e) => {
+        if (!stop.signal.aborted) out.warn(`log: the search index could not be rebuilt now (${errorText(e)}); searches use the previous one, and the next open tries again`);
+      })
+      .finally(() => {
+        if (this.reindex?.done === done) this.reindex = undefined;
+        this.changed.fire();
+      });
+    this.reindex = { log, done, stop };
   }
 
   /**
@@ -112,6 +166,7 @@ export class LogService implements vscode.Disposable {
 
   private close(why: string): void {
     if (!this.instance) return;
+    if (this.reindex?.log === this.instance) this.reindex.stop.abort(); // rolls back; the next open tries again
     this.instance.close();
     out.info(`log closed: ${this.openedPath} (${why})`);
     this.instance = undefined;

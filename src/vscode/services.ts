@@ -4,12 +4,14 @@
  * - `logs`      (logService.ts)        the workspace event log: open on first use, closed on settings changes;
  * - `kernels`   (kernelPool.ts)        one Python kernel per chat session, and where its next cell runs (sandbox);
  * - `sessions`  (sessionState.ts)      the active chat session and its working-view figures;
- * - `consent`   (chat/cellConsent.ts)  asking before an @scroll cell that will not run sandboxed.
+ * - `consent`   (chat/cellConsent.ts)  asking before an @scroll cell that will not run sandboxed;
+ * - `search`    (hybridSearch.ts)      Search History's search: BM25, or opt-in hybrid with embeddings.
  * Features take the services they use (`Pick<ScrollServices, …>`); this object holds them all.
  */
 import * as vscode from 'vscode';
 import type { EventLog } from '../core/log/eventLog';
 import { CellConsent } from './chat/cellConsent';
+import { HybridSearchService } from './hybridSearch';
 import type { ScrollConfig } from './config';
 import { KernelPool } from './kernel/kernelPool';
 import { LogService } from './logService';
@@ -21,6 +23,7 @@ export class ScrollServices implements vscode.Disposable {
   readonly logs: LogService;
   readonly kernels: KernelPool;
   readonly sessions: SessionState;
+  readonly search: HybridSearchService;
   readonly consent = new CellConsent();
   /** Time activate() took, in ms (checked by the in-host tests). */
   activationMs = 0;
@@ -36,11 +39,13 @@ export class ScrollServices implements vscode.Disposable {
     this.logs = new LogService(this.settings, (context.storageUri ?? context.globalStorageUri).fsPath);
     this.kernels = new KernelPool(this.settings, this.logs, context.extensionPath);
     this.sessions = new SessionState();
+    this.search = new HybridSearchService(context.secrets, this.settings, this.logs);
     const fire = () => this.changed.fire();
     // Disposed in reverse: kernels stop before the log they read closes.
     this.disposables = [
       this.settings,
       this.logs,
+      this.search,
       this.kernels,
       this.sessions,
       this.changed,

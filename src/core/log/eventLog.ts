@@ -48,6 +48,12 @@ export interface EventLogOptions {
    * editor passes one in its own storage, out of reach of whoever can only write the workspace.
    */
   headMirrors?: string[];
+  /**
+   * An index built by an older tokenizer (index_version) is rebuilt during the open ('now', the
+   * default: the CLI), or left for the caller ('later': the editor runs `rebuildIndexInBackground`
+   * with `onlyIfStale`, so opening never holds its thread; `indexStale` tells it to).
+   */
+  reindexStale?: 'now' | 'later';
 }
 
 /** How events are read back (get, range, recent). */
@@ -122,6 +128,8 @@ export class EventLog {
   private readonly heads: HeadFiles;
   /** Opening found something to repair while another writer held the lock: done before the first append. */
   private repairPending = false;
+  /** Opened with `reindexStale: 'later'` and the index was built by another INDEX_VERSION (searches use it until rebuilt). */
+  indexStale = false;
 
   private constructor(db: Database, redactor: Redactor, opts: EventLogOptions, path: string, payloadDir: string, recoveredFrom?: string) {
     this.db = db;
@@ -206,7 +214,10 @@ export class EventLog {
       if (repaired === 'busy') log.repairPending = true;
       else if (repaired) log.noteRepair(repaired);
       // An index built by an older tokenizer is rebuilt from the log now, with progress told.
-      if (!indexIsCurrent(db)) log.reindexStale();
+      if (!indexIsCurrent(db)) {
+        if (opts.reindexStale === 'later') log.indexStale = true;
+        else log.reindexStale();
+      }
     } catch (e) {
       log.close();
       throw e;
@@ -514,6 +525,7 @@ export class EventLog {
     if (this.readonly) throw new ReadonlyLogError();
     const indexed = rebuildSearchIndex(this.db, this.payloads, { ...opts, onWarning: opts.onWarning ?? this.onWarning });
     this.indexChanged();
+    this.indexStale = false;
     return indexed;
   }
 

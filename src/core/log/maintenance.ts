@@ -46,6 +46,8 @@ export interface BackgroundOptions {
   workerOnly?: boolean;
   /** Where the worker file is looked for (tests); default beside this module. */
   workerDir?: string;
+  /** Rebuild only: only when the index was built by another INDEX_VERSION (resolves -1 when it was current). */
+  onlyIfStale?: boolean;
 }
 
 /** `EventLog.verify()` off this thread. */
@@ -56,10 +58,15 @@ export function verifyInBackground(log: EventLog, opts: BackgroundOptions = {}):
 /** `EventLog.rebuildIndex()` off this thread; resolves to the number of events indexed. */
 export async function rebuildIndexInBackground(log: EventLog, opts: BackgroundOptions = {}): Promise<number> {
   if (log.readonly) throw new ReadonlyLogError();
-  const indexed = (await runJob(log, 'rebuildIndex', opts, () =>
-    log.rebuildIndex({ onWarning: opts.onWarning, onProgress: opts.onProgress, shouldStop: () => opts.signal?.aborted === true }),
+  const indexed = (await runJob(
+    log,
+    'rebuildIndex',
+    opts,
+    () => log.rebuildIndex({ onWarning: opts.onWarning, onProgress: opts.onProgress, shouldStop: () => opts.signal?.aborted === true, onlyIfStale: opts.onlyIfStale }),
+    { onlyIfStale: opts.onlyIfStale === true },
   )) as number;
   log.indexChanged();
+  log.indexStale = false;
   return indexed;
 }
 

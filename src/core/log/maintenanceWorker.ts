@@ -29,6 +29,8 @@ export interface MaintenanceJob {
   stop: SharedArrayBuffer;
   /** The log's head files (`<db>.head.json`, then mirrors): compared by the check, written by a purge. */
   heads?: string[];
+  /** Rebuild only when the index was built by another INDEX_VERSION (task 'rebuildIndex'). */
+  onlyIfStale?: boolean;
   /** What to purge (task 'purge'); patterns as source strings. */
   purge?: Omit<PurgeOptions, 'headFiles' | 'patterns'> & { patterns?: string[] };
 }
@@ -57,6 +59,7 @@ if (parentPort) {
             onWarning: (message) => port.postMessage({ type: 'warning', message }),
             onProgress: (done, total) => port.postMessage({ type: 'progress', done, total }),
             shouldStop,
+            onlyIfStale: job.onlyIfStale,
           });
     port.postMessage({ type: 'done', result });
   } catch (e) {

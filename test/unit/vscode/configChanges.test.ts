@@ -14,6 +14,7 @@ const base: ScrollConfig = {
   kernelTimeoutMs: 60_000,
   outputCap: 20_000,
   openai: { baseUrl: '', model: '', maxInputTokens: 32_768 },
+  embeddings: { endpoint: '', model: '', apiKeyEnv: '' },
 };
 
 test('nothing changed: no line', () => {

@@ -14,7 +14,7 @@ import { vectorStats } from '../../../src/core/search/vectorStore';
 import { FakeEmbeddingServer } from '../../unit/search/fakeEmbeddingServer';
 import { scrollApi, scrollChannelText, waitFor } from './helpers';
 
-const EVENTS = 20_000;
+const EVENTS = 5_000;
 
 /** A log as an older Scroll left it: index rows without CJK bigrams and no index_version. */
 function staleLog(file: string): void {

@@ -10,6 +10,7 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeOpenAIServer, sse, delta } from '../agent/fakeOpenAIServer';
+import { FakeEmbeddingServer } from '../search/fakeEmbeddingServer';
 
 const REPO = join(__dirname, '..', '..', '..', '..');
 const CLI = join(REPO, 'out', 'src', 'cli', 'main.js');
@@ -143,13 +144,16 @@ function sh(command: string, cwd: string, env: NodeJS.ProcessEnv, stdin?: string
 describe('README examples (README.md, `scroll …` lines) against the sample workspace', () => {
   const blocks = readmeBlocks(readFileSync(join(REPO, 'README.md'), 'utf8'));
   const fake = new FakeOpenAIServer();
+  const embeddings = new FakeEmbeddingServer();
   let modelUrl: string;
+  let embeddingsUrl: string;
   let root: string;
   let template: string;
   let env: NodeJS.ProcessEnv;
 
   before(async () => {
     modelUrl = await fake.listen();
+    embeddingsUrl = await embeddings.listen();
     root = mkdtempSync(join(tmpdir(), 'scroll-readme-'));
     // A `scroll` on PATH that runs the compiled CLI under test.
     const bin = join(root, 'bin');
@@ -167,6 +171,7 @@ describe('README examples (README.md, `scroll …` lines) against the sample wor
   });
   after(async () => {
     await fake.close();
+    await embeddings.close();
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -228,6 +233,10 @@ describe('README examples (README.md, `scroll …` lines) against the sample wor
           fake.handlers = Array.from({ length: 10 }, () => (_req, _body, res) => sse(res, [delta({ content: 'In parse_rows, with .upper() (seq 19).' })]));
           fake.requests = [];
         }
+        // The example's embeddings server (hybrid search) is this test's loopback fake.
+        const embedding = /--embeddings-url\s/.test(command);
+        if (embedding) command = command.replace(/--embeddings-url\s+\S+/, `--embeddings-url ${embeddingsUrl}`);
+        const embeddingRequests = embeddings.requests.length;
         // A server another agent starts (`… -- scroll mcp …`) is started as that agent would: it must answer
         // MCP's initialize on stdin and exit when stdin closes.
         const mcp = example.launchedBy !== undefined && /^scroll mcp\s/.test(command);
@@ -237,6 +246,7 @@ describe('README examples (README.md, `scroll …` lines) against the sample wor
         const missing = missingOutput(example.output, r.stdout + r.stderr);
         assert.equal(missing, undefined, `${where}\nthe README shows "${missing}", the command printed:\n${r.stdout}${r.stderr}`);
         if (mcp) assert.match(r.stdout, /"serverInfo":\{"name":"scroll-memory"/, `${where}: answers initialize`);
+        if (embedding) assert.ok(embeddings.requests.length > embeddingRequests, `${where}: the embeddings server was asked`);
         if (chat) {
           assert.ok(fake.requests.length >= 1, `${where}: the model server was asked`);
           assert.match(r.stdout, /In parse_rows, with \.upper\(\) \(seq 19\)\./);

@@ -44,6 +44,8 @@ export interface SearchFilters {
   seqTo?: number;
   tsFrom?: string;
   tsTo?: string;
+  /** Only events captured from this agent's transcripts (their meta.source, e.g. 'claude-code'). */
+  source?: string;
 }
 
 export interface PanelHit {
@@ -57,6 +59,8 @@ export interface PanelHit {
   /** Matched terms wrapped in « » markers; empty when not loaded. Text, never markup. */
   snippet: string;
   broadened: boolean;
+  /** The agent whose transcript the event was captured from (its meta.source); absent for Scroll's own. */
+  source?: string;
 }
 
 export interface SearchPage {
@@ -317,6 +321,9 @@ export function parseFilters(raw: unknown): SearchFilters {
   if (seqTo !== undefined) f.seqTo = seqTo;
   if (seqFrom !== undefined && seqTo !== undefined && seqTo < seqFrom) {
     throw new PanelProtocolError(`search filters: seq range ${seqFrom}..${seqTo} is empty ("to" before "from")`);
+  }
+  if (raw.source !== undefined && raw.source !== null && raw.source !== '') {
+    f.source = stringField(raw, 'source', 'search filters', 200);
   }
   const tsFrom = optIsoField(raw, 'tsFrom', 'search filters');
   const tsTo = optIsoField(raw, 'tsTo', 'search filters');

@@ -80,3 +80,20 @@ export function sessionsWithEvictions(log: QueryableLog): EvictedSession[] {
       return { session: String(row.session), evictions: Number(row.n), lastEvictionSeq: Number(row.last) };
     });
 }
+
+/**
+ * Which agent wrote each of the given events when it was captured from another agent's transcript
+ * (its meta.source: 'claude-code', 'codex', …); events Scroll wrote itself are absent. Keyed by seq.
+ * Reads only the meta column, by primary key.
+ */
+export function sourcesOf(log: QueryableLog, seqs: readonly number[]): Map<number, string> {
+  const out = new Map<number, string>();
+  if (!seqs.length) return out;
+  // One statement for any number of seqs: the list goes in as one JSON array.
+  const rows = stmt(log, "SELECT seq, json_extract(meta, '$.source') AS source FROM events WHERE seq IN (SELECT value FROM json_each(?))").all(JSON.stringify(seqs));
+  for (const r of rows) {
+    const row = r as { seq: unknown; source: unknown };
+    if (typeof row.source === 'string' && row.source) out.set(Number(row.seq), row.source);
+  }
+  return out;
+}

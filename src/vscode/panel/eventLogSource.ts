@@ -4,6 +4,7 @@
  * facets) select only small columns so they never load a session's text or payloads.
  */
 import { openDatabase, type Database, type Statement } from '../../core/db';
+import { sourcesOf } from '../../core/log/historyQueries';
 import { countMatches, snippetsFor } from '../../core/search';
 import type { LogEvent, LogStats, SearchOptions, SearchResult, SessionInfo } from '../../core/types';
 import type { OutlineRow, PanelDataSource, StepCount } from './panelDataSource';
@@ -97,6 +98,10 @@ export class EventLogPanelSource implements PanelDataSource {
     // Walks the (kind, seq) index's eviction range only, however long the log.
     const rows = this.stmt(`SELECT session, COUNT(*) AS n FROM events WHERE kind = 'eviction' GROUP BY session`).all();
     return new Map(rows.map((r) => [String(r.session), Number(r.n)]));
+  }
+
+  sources(seqs: number[]): Map<number, string> {
+    return sourcesOf({ database: this.meta }, seqs);
   }
 
   facets(): { kinds: string[]; roles: string[] } {

@@ -45,6 +45,11 @@ export interface PanelDataSource {
   stepCounts(session: string): StepCount[];
   /** Eviction events per session (sessions without any are absent). */
   evictionCounts(): Map<string, number>;
+  /**
+   * The source of each given event that was captured from another agent's transcript (its
+   * meta.source); Scroll's own events are absent. Keyed by seq.
+   */
+  sources(seqs: number[]): Map<number, string>;
   /** Distinct kinds and roles in the log, for the filter dropdowns. */
   facets(): { kinds: string[]; roles: string[] };
 }

@@ -86,8 +86,8 @@ export function toPanelEvent(e: LogEvent, cap = CONTENT_CAP): PanelEvent {
   };
 }
 
-function toPanelHit(h: SearchHit): PanelHit {
-  return {
+function toPanelHit(h: SearchHit, source: string | undefined): PanelHit {
+  const hit: PanelHit = {
     seq: h.seq,
     kind: h.kind,
     role: h.role,
@@ -98,6 +98,8 @@ function toPanelHit(h: SearchHit): PanelHit {
     snippet: h.snippet ?? '',
     broadened: h.broadened,
   };
+  if (source) hit.source = source;
+  return hit;
 }
 
 function searchOptions(f: SearchFilters): SearchOptions {
@@ -109,6 +111,7 @@ function searchOptions(f: SearchFilters): SearchOptions {
   if (f.seqTo !== undefined) o.seqTo = f.seqTo;
   if (f.tsFrom) o.tsFrom = f.tsFrom;
   if (f.tsTo) o.tsTo = f.tsTo;
+  if (f.source) o.source = f.source;
   return o;
 }
 
@@ -204,9 +207,10 @@ export class PanelRequestHandler {
     } else {
       hits = offset < stop ? this.source.search(query, { ...opts, k: stop - offset, offset, snippet: true }).hits : [];
     }
+    const sources = this.source.sources(hits.map((h) => h.seq));
     const page: SearchPage = {
       offset,
-      hits: hits.map(toPanelHit),
+      hits: hits.map((h) => toPanelHit(h, sources.get(h.seq))),
       total: Math.min(list.total, HIT_CAP),
       capped: list.total > HIT_CAP,
       broadened: hits.some((h) => h.broadened),
@@ -256,7 +260,15 @@ export class PanelRequestHandler {
 
   sessions(): PanelSession[] {
     const evictions = this.source.evictionCounts();
-    return this.source.sessions().map((s) => ({ ...s, evictions: evictions.get(s.session) ?? 0 }));
+    const list = this.source.sessions();
+    // A captured session's events all carry its source: the first one names it.
+    const sources = this.source.sources(list.map((s) => s.firstSeq));
+    return list.map((s) => {
+      const out: PanelSession = { ...s, evictions: evictions.get(s.session) ?? 0 };
+      const source = sources.get(s.firstSeq);
+      if (source) out.source = source;
+      return out;
+    });
   }
 
   facets(): Facets {

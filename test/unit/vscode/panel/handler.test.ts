@@ -209,3 +209,47 @@ test('handleMessage never throws: bad requests come back as errors with their id
   assert.ok(r2 && !r2.ok && r2.id === -1);
   assert.equal(await handler.handleMessage({ type: 'ready' }), undefined);
 });
+
+test('captured sessions: listed with their source, hits carry it, search filters by it (logged source stays text)', async () => {
+  const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const { EventLog } = await import('../../../../src/core/log/eventLog');
+  const { claudeCodeReader, importFiles } = await import('../../../../src/core/capture');
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-panel-capture-'));
+  const log = EventLog.open({ path: join(dir, 'scroll.db'), session: 'own', onWarning: () => {} });
+  try {
+    log.append({ kind: 'user_message', role: 'user', content: 'own question about the walrus ledger' });
+    const file = join(dir, 's-1.jsonl');
+    const line = (uuid: string, type: 'user' | 'assistant', text: string) => JSON.stringify({
+      parentUuid: null, cwd: dir, sessionId: 's-1', version: '2.0.14', type, uuid, timestamp: '2026-03-02T10:00:00.000Z',
+      message: type === 'user' ? { role: 'user', content: text } : { role: 'assistant', model: 'claude-test', content: [{ type: 'text', text }] },
+    }) + '\n';
+    writeFileSync(file, line('u-1', 'user', 'captured walrus question') + line('a-1', 'assistant', 'captured walrus answer'));
+    const summary = await importFiles(log, claudeCodeReader, [file], { scope: [dir] });
+    assert.equal(summary.appended, 2);
+    // A source name is logged text: one with markup in it must reach the panel as a plain string.
+    log.append({ kind: 'note', role: 'user', session: 'odd:1', content: 'odd walrus note', meta: { source: HOSTILE[0] } });
+    const h = new PanelRequestHandler(EventLogPanelSource.open(log));
+    const answer = async <T>(msg: Record<string, unknown>): Promise<T> => {
+      const res = await h.handleMessage({ id: 7, ...msg });
+      if (!res?.ok) assert.fail(`request failed: ${res && !res.ok ? res.error : 'no response'}`);
+      return res.result as T;
+    };
+    const sessions = await answer<{ session: string; source?: string }[]>({ type: 'sessions' });
+    assert.deepEqual(sessions.map((s) => [s.session, s.source]), [['own', undefined], ['claude-code:s-1', 'claude-code'], ['odd:1', HOSTILE[0]]]);
+    const all = await answer<SearchPage>({ type: 'search', query: 'walrus', filters: {}, offset: 0, limit: 40 });
+    assert.equal(all.total, 4);
+    assert.deepEqual(all.hits.map((x) => x.source ?? null).sort(), [HOSTILE[0], 'claude-code', 'claude-code', null].sort());
+    const captured = await answer<SearchPage>({ type: 'search', query: 'walrus', filters: { source: 'claude-code' }, offset: 0, limit: 40 });
+    assert.equal(captured.total, 2);
+    assert.ok(captured.hits.every((x) => x.session === 'claude-code:s-1' && x.source === 'claude-code'));
+    const none = await answer<SearchPage>({ type: 'search', query: 'walrus', filters: { source: 'codex' }, offset: 0, limit: 40 });
+    assert.equal(none.total, 0);
+    const bad = await h.handleMessage({ id: 8, type: 'search', query: 'walrus', filters: { source: 42 }, offset: 0, limit: 40 });
+    assert.ok(bad && !bad.ok && /"source" must be a string/.test(bad.error));
+  } finally {
+    log.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -5,6 +5,9 @@ import type { SearchHit } from '../core/types';
 import { openScrollDocument } from './documents/contentProvider';
 import { parseSeqSpec, renderSessionExport, type SeqSpec } from './documents/eventMarkdown';
 import { latestSession, sessionEvents } from './documents/historyQueries';
+import { sessionSources, sourcesOf } from '../core/log/historyQueries';
+import { hitItemText, sourceChoices } from './searchHistoryItems';
+import { sourceDisplay } from '../shared/sourceDisplay';
 import { forEditor } from './maintenance/editorHint';
 import { out } from './output';
 import type { ScrollServices } from './services';
@@ -20,21 +23,29 @@ interface HitItem extends vscode.QuickPickItem {
   seq: number;
 }
 
-export function hitItem(h: SearchHit): HitItem {
-  const snippet = (h.snippet || h.headline || '').replace(/\s+/g, ' ').replace(/[«»]/g, '').trim();
+/** `source`: the hit's meta.source when it was captured from another agent's transcript. */
+export function hitItem(h: SearchHit, source?: string): HitItem {
+  const { codicon, ...text } = hitItemText(h, source);
   return {
-    seq: h.seq,
-    label: `seq ${h.seq} · ${h.kind}`,
-    description: `${h.session} · ${h.ts.slice(0, 16).replace('T', ' ')}${h.match === 'similar' ? ' · similar meaning' : h.broadened ? ' · broadened' : ''}`,
-    detail: snippet,
+    ...text,
+    iconPath: codicon ? new vscode.ThemeIcon(codicon) : undefined,
     alwaysShow: true, // FTS already filtered; the QuickPick's own fuzzy filter must not hide hits
   };
+}
+
+/** What `scroll.searchHistory` takes besides the query (also set by the quick pick's filter button). */
+export interface SearchHistoryOptions {
+  /** Only events captured from this agent's transcripts (meta.source, e.g. 'claude-code'). */
+  source?: string;
 }
 
 export function registerCommands(context: vscode.ExtensionContext, services: CommandServices): void {
   const reg = (id: string, fn: (...args: any[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
 
-  reg('scroll.searchHistory', (initialQuery?: string) => searchHistory(services, typeof initialQuery === 'string' ? initialQuery : ''));
+  reg('scroll.searchHistory', (initialQuery?: string, options?: SearchHistoryOptions) =>
+    searchHistory(services, typeof initialQuery === 'string' ? initialQuery : '', {
+      source: options && typeof options === 'object' && typeof options.source === 'string' && options.source ? options.source : undefined,
+    }));
 
   reg('scroll.openEvent', async (arg?: number | string | SeqSpec) => {
     let spec: SeqSpec;
@@ -135,8 +146,11 @@ export function registerCommands(context: vscode.ExtensionContext, services: Com
   });
 }
 
-/** QuickPick that runs an FTS query as you type (debounced); Enter opens the event's tab. */
-async function searchHistory(services: CommandServices, initialQuery: string): Promise<void> {
+/**
+ * QuickPick that runs an FTS query as you type (debounced); Enter opens the event's tab. Its filter
+ * button (shown when the log holds captured sessions) narrows the hits to one agent's transcripts.
+ */
+async function searchHistory(services: CommandServices, initialQuery: string, options: SearchHistoryOptions): Promise<void> {
   let log;
   try {
     log = services.logs.existingLog();
@@ -149,10 +163,28 @@ async function searchHistory(services: CommandServices, initialQuery: string): P
     return;
   }
   const qp = vscode.window.createQuickPick<HitItem>();
-  qp.title = SEARCH_TITLE;
-  qp.placeholder = 'Search every logged message, tool call and output (full text)';
+  const placeholder = 'Search every logged message, tool call and output (full text)';
+  qp.placeholder = placeholder;
   qp.matchOnDescription = false;
   qp.matchOnDetail = false;
+  let source = options.source;
+  const filterButton = (): vscode.QuickInputButton => ({
+    iconPath: new vscode.ThemeIcon(source ? 'filter-filled' : 'filter'),
+    tooltip: source ? `Source: ${sourceDisplay(source).label} (choose another)` : 'Filter by source (another agent whose sessions were captured)',
+  });
+  const showTitle = () => {
+    const title = source ? `${SEARCH_TITLE} · from ${sourceDisplay(source).label} only` : SEARCH_TITLE;
+    // An index built by an older Scroll is rebuilt in the background after the open; until then
+    // searches answer from it, and say so.
+    qp.title = services.logs.indexRebuilding ? `${title} (the index is being rebuilt: results from the previous index)` : title;
+  };
+  const showFilter = () => {
+    showTitle();
+    // Offered when there is something to filter (or a filter to undo).
+    qp.buttons = source || sessionSources(log).size ? [filterButton()] : [];
+  };
+  showFilter();
+  let choosing = false;
   let timer: NodeJS.Timeout | undefined;
   let generation = 0;
   const run = async (query: string) => {
@@ -163,13 +195,12 @@ async function searchHistory(services: CommandServices, initialQuery: string): P
       return;
     }
     try {
-      const result = await services.search.search(log, query, { k: SEARCH_RESULTS, snippet: true });
+      const result = await services.search.search(log, query, { k: SEARCH_RESULTS, snippet: true, ...(source ? { source } : {}) });
       if (mine !== generation) return;
-      qp.items = result.hits.map(hitItem);
-      // An index built by an older Scroll is rebuilt in the background after the open; until then
-      // searches answer from it, and say so.
-      qp.title = services.logs.indexRebuilding ? `${SEARCH_TITLE} (the index is being rebuilt: results from the previous index)` : SEARCH_TITLE;
-      qp.placeholder = result.message ? forEditor(result.message) : qp.placeholder;
+      const sources = sourcesOf(log, result.hits.map((h) => h.seq));
+      qp.items = result.hits.map((h) => hitItem(h, sources.get(h.seq)));
+      showTitle();
+      qp.placeholder = result.message ? forEditor(result.message) : placeholder;
     } catch (e) {
       qp.items = [];
       qp.placeholder = `Search failed: ${(e as Error).message}`;
@@ -182,6 +213,17 @@ async function searchHistory(services: CommandServices, initialQuery: string): P
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => void run(v), SEARCH_DEBOUNCE_MS);
   });
+  qp.onDidTriggerButton(async () => {
+    // The source list is a second quick pick: this one hides meanwhile and comes back after.
+    choosing = true;
+    const choices = sourceChoices(sessionSources(log), source).map((c) => ({ ...c, iconPath: c.codicon ? new vscode.ThemeIcon(c.codicon) : undefined }));
+    const picked = await vscode.window.showQuickPick(choices, { title: `${SEARCH_TITLE} · filter by source`, placeHolder: 'Show hits from which agent?' });
+    choosing = false;
+    if (picked) source = picked.source;
+    showFilter();
+    qp.show();
+    void run(qp.value);
+  });
   const done = new Promise<void>((resolve) => {
     qp.onDidAccept(async () => {
       const item = qp.selectedItems[0] ?? qp.activeItems[0];
@@ -190,6 +232,7 @@ async function searchHistory(services: CommandServices, initialQuery: string): P
       resolve();
     });
     qp.onDidHide(() => {
+      if (choosing) return;
       if (timer) clearTimeout(timer);
       qp.dispose();
       resolve();

@@ -15,6 +15,7 @@ import {
   vsCodeProgressRing,
   vsCodeTextField,
 } from '@vscode/webview-ui-toolkit';
+import { sourceDisplay } from '../../src/shared/sourceDisplay';
 import { h } from './dom';
 
 let registered = false;
@@ -106,6 +107,17 @@ export function setOptions(dd: Element, options: DropdownOption[], value: string
   const chosen = options.some((o) => o.value === value) ? value : (options[0]?.value ?? '');
   dd.replaceChildren(...options.map((o) => h('option', { value: o.value, title: o.label }, o.label)));
   (dd as HTMLSelectElement).value = chosen;
+}
+
+/**
+ * Which agent a captured session or event came from: a neutral icon (media/sources/, picked by the
+ * known source's icon name, never by the logged string) and the source's name as text and tooltip.
+ */
+export function sourceBadge(source: string): HTMLElement {
+  const d = sourceDisplay(source);
+  return h('span', { class: 'source', title: `Captured from ${d.label} (${source})`, 'data-source': source },
+    h('span', { class: 'source-icon', 'data-icon': d.icon, 'aria-hidden': 'true' }),
+    d.label);
 }
 
 export function badge(text: string, cls?: string): HTMLElement {

@@ -1,7 +1,8 @@
 /** Search tab: query as you type, filters, a virtualized hit list, the selected event in full. */
 import { SEARCH_PAGE_SIZE, type PanelEvent, type PanelHit, type SearchFilters } from '../../src/shared/panelProtocol';
 import type { App } from './app';
-import { button, dropdown, progressRing, setOptions, setValue, textField, valueOf } from './components';
+import { button, dropdown, progressRing, setOptions, setValue, sourceBadge, textField, valueOf } from './components';
+import { sourceDisplay } from '../../src/shared/sourceDisplay';
 import { debounce, formatCount, formatTime, h, replaceChildren, snippetNodes } from './dom';
 import { eventCard } from './eventView';
 import { VirtualList } from './virtualList';
@@ -14,6 +15,7 @@ export class SearchView {
   private readonly query: HTMLElement;
   private readonly kind: HTMLElement;
   private readonly role: HTMLElement;
+  private readonly source: HTMLElement;
   private readonly seqFrom: HTMLElement;
   private readonly seqTo: HTMLElement;
   private readonly tsFrom: HTMLElement;
@@ -34,6 +36,8 @@ export class SearchView {
     this.query.classList.add('query');
     this.kind = this.dropdown('kind', 'Kind', 'any kind');
     this.role = this.dropdown('role', 'Role', 'any role');
+    this.source = this.dropdown('source', 'Source', 'any source');
+    this.source.hidden = true; // shown once the log holds captured sessions (setSources)
     this.seqFrom = this.textFilter('seq-from', 'Seq from', 'from seq', st.filters.seqFrom?.toString() ?? '');
     this.seqTo = this.textFilter('seq-to', 'Seq to', 'to seq', st.filters.seqTo?.toString() ?? '');
     this.tsFrom = this.textFilter('ts-from', 'Since', 'YYYY-MM-DD', st.filters.tsFrom ?? '');
@@ -66,12 +70,13 @@ export class SearchView {
         this.list.element.focus();
       }
     });
-    for (const f of [this.kind, this.role]) f.addEventListener('change', () => this.filtersChanged(true));
+    for (const f of [this.kind, this.role, this.source]) f.addEventListener('change', () => this.filtersChanged(true));
     for (const f of [this.seqFrom, this.seqTo, this.tsFrom, this.tsTo]) f.addEventListener('input', () => this.filtersChanged(false));
     const clearBtn = button('Clear filters', () => {
       for (const f of [this.seqFrom, this.seqTo, this.tsFrom, this.tsTo]) setValue(f, '');
       setValue(this.control(this.kind), '');
       setValue(this.control(this.role), '');
+      setValue(this.control(this.source), '');
       this.filtersChanged(true);
     }, { testId: 'clear-filters' });
     clearBtn.classList.add('clear-filters');
@@ -80,7 +85,7 @@ export class SearchView {
       // Pairs that belong together (from–to) are one group each, so a narrow panel never
       // leaves "Until" alone on a line.
       h('div', { class: 'filters', role: 'group', 'aria-label': 'Filters' },
-        h('div', { class: 'filter-group' }, this.kind, this.role),
+        h('div', { class: 'filter-group' }, this.kind, this.role, this.source),
         h('div', { class: 'filter-group', role: 'group', 'aria-label': 'Seq range' }, this.seqFrom, this.seqTo),
         h('div', { class: 'filter-group', role: 'group', 'aria-label': 'Time range' }, this.tsFrom, this.tsTo),
         clearBtn),
@@ -88,6 +93,7 @@ export class SearchView {
       h('div', { class: 'split' }, this.list.element, this.detail),
     );
     app.onScopeChange(() => void this.run());
+    app.onSessionsChange(() => this.setSources());
     app.onLogChange(() => {
       if (this.current) void this.run(true);
     });
@@ -130,12 +136,31 @@ export class SearchView {
     fill(this.role, roles, st.role?.[0]);
   }
 
+  private shownSources = '';
+
+  /**
+   * Fills the source dropdown with the agents whose sessions were captured into this log (read from
+   * the session list, re-read as the log grows), keeping the choice. Hidden while there are none.
+   */
+  private setSources(): void {
+    const sources = [...new Set(this.app.sessions().map((s) => s.source).filter((s): s is string => !!s))].sort();
+    const key = JSON.stringify(sources);
+    if (key === this.shownSources) return;
+    this.shownSources = key;
+    const dd = this.control(this.source);
+    const selected = valueOf(dd) || this.app.store.state.filters.source;
+    setOptions(dd, [{ value: '', label: 'any source' }, ...sources.map((v) => ({ value: v, label: sourceDisplay(v).label }))], selected && sources.includes(selected) ? selected : '');
+    this.source.hidden = !sources.length && !selected;
+  }
+
   private readFilters(): SearchFilters | string {
     const f: SearchFilters = {};
     const kind = valueOf(this.control(this.kind));
     const role = valueOf(this.control(this.role));
     if (kind) f.kind = [kind];
     if (role) f.role = [role];
+    const source = valueOf(this.control(this.source));
+    if (source) f.source = source;
     const scope = this.app.scope();
     if (scope) f.session = scope;
     const seq = (el: HTMLElement, name: string): number | undefined | string => {
@@ -248,12 +273,13 @@ export class SearchView {
     const line2 = h('div', { class: 'hit-snippet' });
     if (hit.headline) line2.appendChild(h('span', { class: 'hit-headline' }, hit.headline, ' — '));
     line2.appendChild(snippetNodes(hit.snippet));
-    return h('div', { class: 'hit', 'aria-label': `seq ${hit.seq}, ${hit.kind}, ${hit.role}${hit.broadened ? ', broadened' : ''}` },
+    return h('div', { class: 'hit', 'aria-label': `seq ${hit.seq}, ${hit.kind}, ${hit.role}${hit.source ? `, from ${sourceDisplay(hit.source).label}` : ''}${hit.broadened ? ', broadened' : ''}` },
       h('div', { class: 'hit-meta' },
         h('span', { class: 'seq' }, `#${hit.seq}`),
         h('span', { class: `kind kind-${hit.kind.replace(/[^a-z0-9_-]/gi, '')}` }, hit.kind),
         h('span', { class: 'role' }, hit.role),
         hit.name ? h('span', { class: 'name' }, hit.name) : null,
+        hit.source ? sourceBadge(hit.source) : null,
         h('span', { class: 'session' }, hit.session),
         h('time', { datetime: hit.ts }, formatTime(hit.ts)),
         hit.broadened ? h('span', { class: 'broadened', title: 'broadened: next to a match, or matching only some of the words' }, 'broadened') : null,

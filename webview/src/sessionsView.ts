@@ -1,6 +1,6 @@
 /** Sessions tab: every session with its span, size and time; choosing one scopes the panel. */
 import { newestFirst, plural, type App } from './app';
-import { button } from './components';
+import { button, sourceBadge } from './components';
 import { formatCount, formatTime, h, replaceChildren } from './dom';
 
 export class SessionsView {
@@ -43,7 +43,7 @@ export class SessionsView {
       return h('tr', { class: scoped ? 'scoped' : null, 'aria-current': scoped ? 'true' : null, 'data-session': s.session },
         h('th', { scope: 'row', class: 'session', title: s.session },
           s.session,
-          s.source ? h('span', { class: 'source' }, ` · ${s.source}`) : null,
+          s.source ? h('span', { class: 'session-source' }, ' · ', sourceBadge(s.source)) : null,
           s.session === current ? h('span', { class: 'current' }, ' · current chat') : null),
         cell('First', null, h('time', { datetime: s.firstTs }, formatTime(s.firstTs))),
         cell('Last', null, h('time', { datetime: s.lastTs }, formatTime(s.lastTs))),

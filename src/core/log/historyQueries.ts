@@ -97,3 +97,20 @@ export function sourcesOf(log: QueryableLog, seqs: readonly number[]): Map<numbe
   }
   return out;
 }
+
+/**
+ * The captured sessions of the log and their sources (a session's events all carry its source; the
+ * first one is read). Scroll's own sessions are absent. Walks the (session, seq) index once.
+ */
+export function sessionSources(log: QueryableLog): Map<string, string> {
+  const rows = stmt(
+    log,
+    "SELECT e.session AS session, json_extract(e.meta, '$.source') AS source FROM events e JOIN (SELECT MIN(seq) AS seq FROM events GROUP BY session) f ON e.seq = f.seq",
+  ).all();
+  const out = new Map<string, string>();
+  for (const r of rows) {
+    const row = r as { session: unknown; source: unknown };
+    if (typeof row.source === 'string' && row.source) out.set(String(row.session), row.source);
+  }
+  return out;
+}

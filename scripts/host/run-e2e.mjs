@@ -69,6 +69,8 @@ async function main() {
     SCROLL_E2E_WORKSPACE: workspace,
     SCROLL_E2E_WORKSPACE_TEMPLATE: template,
     SCROLL_E2E_RESULTS: resultsDir,
+    // Where the code-server's capture looks for other agents' transcripts (a test writes one there).
+    SCROLL_E2E_CAPTURE_HOME: fakeHome,
     SCROLL_SCRIPTED_LM_DIR: lmDir,
     SCROLL_PLAYWRIGHT: host.playwrightCore,
     SCROLL_CHROMIUM: host.chromium,

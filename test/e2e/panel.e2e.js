@@ -1,6 +1,7 @@
 // The history panel in the real workbench (code-server + headless Chromium): open it, search, filter,
-// expand, open editor tabs from a hit and from an eviction-index block, hostile logged content that
-// must stay text, 10,000 hits scrolling, state kept across a window reload, and screenshots in light,
+// expand, open editor tabs from a hit and from an eviction-index block, a session captured from
+// another agent's transcript (Claude Code, written into the fake home code-server's capture reads)
+// listed with its source and filtered by it, hostile logged content that must stay text, 10,000 hits scrolling, state kept across a window reload, and screenshots in light,
 // dark and high-contrast themes (kept in test-results/panel/). Render times measured in the browser are
 // written to test-results/panel/panel-figures.json.
 'use strict';
@@ -57,7 +58,21 @@ function seedWorkspace() {
   const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'scroll.js'), 'ingest', file, '--db', db, '--json'], { cwd: dir, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`seeding the panel workspace failed: ${(r.stderr || r.stdout).trim()}`);
   fs.rmSync(file);
-  return { dir, evictions, hostile, big };
+  // Another agent's session of this workspace, for code-server's capture to find (src/vscode/capture):
+  // a Claude Code transcript in the fake home, and the workspace's setting to capture that source.
+  const home = process.env.SCROLL_E2E_CAPTURE_HOME;
+  if (!home) throw new Error('run through scripts/host/run-e2e.mjs: SCROLL_E2E_CAPTURE_HOME names the fake home');
+  const project = path.join(home, '.claude', 'projects', dir.replace(/[^A-Za-z0-9]/g, '-'));
+  fs.mkdirSync(project, { recursive: true });
+  const captured = { session: 'e2e-claude-1', texts: ['captured: the parser in the narwhal module crashes', 'captured: fixed the narwhal parser'] };
+  fs.writeFileSync(path.join(project, `${captured.session}.jsonl`), captured.texts.map((text, i) => JSON.stringify({
+    parentUuid: null, cwd: dir, sessionId: captured.session, version: '2.0.14', type: i ? 'assistant' : 'user', uuid: `e2e-${i}`,
+    timestamp: new Date(Date.parse('2026-03-02T09:00:00Z') + i * 1000).toISOString(),
+    message: i ? { role: 'assistant', model: 'claude-test', content: [{ type: 'text', text }] } : { role: 'user', content: text },
+  })).join('\n') + '\n');
+  fs.mkdirSync(path.join(dir, '.vscode'), { recursive: true });
+  fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({ 'scroll.capture.sources': { 'claude-code': true } }, null, 2));
+  return { dir, evictions, hostile, big, captured };
 }
 
 describe('history panel (real workbench)', function () {
@@ -161,15 +176,54 @@ describe('history panel (real workbench)', function () {
     if (seed) fs.rmSync(seed.dir, { recursive: true, force: true });
   });
 
-  it('opens from the command palette and lists the sessions', async () => {
+  it('opens from the command palette and lists the sessions, a captured one with its source and icon', async () => {
     await openPanel();
     const sessions = frame.locator('[data-testid=sessions-table] tbody tr');
     await showTab('sessions');
-    await waitFor(async () => (await sessions.count()) === 2, { what: 'two sessions listed' });
+    // The captured session arrives a few seconds after activation (capture's first look), then the panel's poll.
+    await waitFor(async () => (await sessions.count()) === 3, { what: 'three sessions listed (two seeded, one captured)', timeoutMs: 60000 });
     const text = await frame.locator('[data-testid=sessions-table]').innerText();
     assert.match(text, /panel-e2e/);
     assert.match(text, /bulk/);
+    const row = frame.locator(`[data-testid=sessions-table] tbody tr[data-session="claude-code:${seed.captured.session}"]`);
+    const source = row.locator('th .source');
+    assert.equal((await source.innerText()).trim(), 'Claude Code');
+    assert.equal(await source.getAttribute('data-source'), 'claude-code');
+    assert.match(await source.getAttribute('title'), /Captured from Claude Code \(claude-code\)/);
+    const icon = source.locator('.source-icon');
+    const look = await icon.evaluate((el) => {
+      const cs = getComputedStyle(el);
+      const r = el.getBoundingClientRect();
+      return { mask: cs.webkitMaskImage || cs.maskImage, width: r.width, height: r.height, hidden: el.getAttribute('aria-hidden') };
+    });
+    assert.match(look.mask, /sources\/terminal\.svg/, `the source's icon (${look.mask})`);
+    assert.ok(look.width > 0 && look.height > 0, 'the icon takes room');
+    assert.equal(look.hidden, 'true', 'the icon is decoration: the label says the source');
+    assert.equal(await frame.locator('[data-testid=sessions-table] tbody tr[data-session=bulk] .source').count(), 0, "Scroll's own sessions show no source");
+    await screenshot('sessions-with-source');
     await showTab('search');
+  });
+
+  it('filters search by source; hits of a captured session show their source', async () => {
+    const all = await searchSettled(await typeQuery('parser'));
+    const dd = frame.locator('[data-testid=filter-source]');
+    assert.ok(await dd.isVisible(), 'the source filter is offered once the log holds a captured session');
+    assert.deepEqual(await dd.locator('option').allInnerTexts(), ['any source', 'Claude Code']);
+    const g = await searchGen();
+    await dd.selectOption('claude-code');
+    const r = await waitFor(async () => {
+      const s = await searchSettled(g);
+      return s.total < all.total ? s : null;
+    }, { what: 'the source filter to narrow the list' });
+    assert.equal(r.total, seed.captured.texts.length);
+    const rows = frame.locator('.vlist-row:not(.placeholder)');
+    await waitFor(async () => (await rows.count()) === seed.captured.texts.length, { what: 'the captured hits' });
+    assert.deepEqual(await rows.locator('.hit-meta .source').allInnerTexts(), seed.captured.texts.map(() => 'Claude Code'));
+    assert.deepEqual(await rows.locator('.hit-meta .session').allInnerTexts(), seed.captured.texts.map(() => `claude-code:${seed.captured.session}`));
+    const g2 = await searchGen();
+    await frame.locator('[data-testid=clear-filters]').click();
+    await waitFor(async () => (await searchSettled(g2)).total === all.total, { what: 'the full list back' });
+    assert.equal(await dd.inputValue(), '');
   });
 
   it('searches as you type: hits with highlighted terms and the total', async () => {

@@ -36,3 +36,21 @@ export function locateForWorkspace(source: CaptureSource, o: LocateOptions & { s
   const files = spec.locate(o);
   return { files, dirs: [...new Set(files.map((f) => path.dirname(f)))] };
 }
+
+/**
+ * The working directory of a file whose records name none, as the editor knows it. The source's
+ * own `cwdOf` answers first; a chat session file in this window's own workspace storage folder
+ * (copilot-chat) belongs to this workspace even when that folder holds no `workspace.json` naming a
+ * single folder (code-server writes none; a multi-root workspace's names a configuration): it is
+ * given the workspace's first folder.
+ */
+export function cwdForWorkspace(
+  source: CaptureSource,
+  file: string,
+  o: { scope: readonly string[]; workspaceStorage?: string; sourceCwdOf?: (path: string, scope: readonly string[]) => string | undefined },
+): string | undefined {
+  const own = o.sourceCwdOf?.(file, o.scope);
+  if (own !== undefined || source !== 'copilot-chat' || !o.workspaceStorage || !o.scope.length) return own;
+  const rel = path.relative(path.resolve(o.workspaceStorage), path.resolve(file));
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? o.scope[0] : undefined;
+}

@@ -24,7 +24,7 @@ import type { CaptureSource } from '../../core/capture/types';
 import type { LogService } from '../logService';
 import { errorText, out } from '../output';
 import type { ScrollServices } from '../services';
-import { locateForWorkspace, type Located } from './captureLocate';
+import { cwdForWorkspace, locateForWorkspace, type Located } from './captureLocate';
 import { answered, askMessage, planCapture, readCaptureSetting, sourceLabel, type CaptureSetting } from './capturePlan';
 
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first capture, not at activation */
@@ -164,7 +164,7 @@ class CaptureService implements vscode.Disposable {
       const spec = capture.SOURCES[source];
       const files = located.get(source)?.files ?? [];
       if (!spec || !files.length) continue;
-      const cwdOf = spec.cwdOf && ((p: string) => spec.cwdOf!(p, scope));
+      const cwdOf = (p: string) => cwdForWorkspace(source, p, { scope, workspaceStorage: this.workspaceStorage, sourceCwdOf: spec.cwdOf });
       let summary: ImportSummary;
       try {
         summary = await capture.importFiles(this.logs.log(), spec.reader, files, { scope, cwdOf });

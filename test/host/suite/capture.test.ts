@@ -1,21 +1,64 @@
 // Capture in the real editor (src/vscode/capture): a Claude Code transcript written into the fake home
 // (SCROLL_TEST_CAPTURE_HOME, set by scripts/host/run-host-tests.mjs) while the window is open reaches
 // the workspace log within seconds, a line appended later is appended once, and turning the source off
-// stops capture and keeps what was captured.
+// stops capture and keeps what was captured. The captured session is listed by the history panel's
+// request handler (the one the panel's webview talks to) with its source, a `scroll:` tab opens for its
+// events, and "Search History" filtered by source lists only its hits. The chat session file the editor
+// itself writes for an @scroll turn is read back through the copilot-chat source.
+// The panel's rendering of a source (icon, label, filter) is driven in Chromium by test/e2e/panel.e2e.js.
 import * as assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ScrollApi } from '../../../src/api';
-import { scrollApi, scrollChannelText, sleep, waitFor, workspaceRoot } from './helpers';
+import type { PanelSession, SearchPage } from '../../../src/shared/panelProtocol';
+import { EventLogPanelSource } from '../../../src/vscode/panel/eventLogSource';
+import { PanelRequestHandler } from '../../../src/vscode/panel/panelRequestHandler';
+import { closeAllEditors, scrollApi, scrollChannelText, sleep, waitFor, workspaceRoot } from './helpers';
+
+interface ScriptedLmApi {
+  vendor: string;
+  setScript(script: unknown): void;
+  reset(): void;
+}
+
+/** Runs "Search History" for `query` (with its options) and accepts the first item; the tab it opened. */
+async function searchHistoryOpens(query: string, options?: { source?: string }): Promise<vscode.Uri> {
+  await closeAllEditors();
+  // The chat view may take focus back and close a QuickPick: put it away first.
+  await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar').then(undefined, () => undefined);
+  await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+  let running: Thenable<unknown> | undefined;
+  let finished = true;
+  await waitFor('a hit to open from the Search History quick pick', async () => {
+    if (finished) {
+      finished = false;
+      running = vscode.commands.executeCommand('scroll.searchHistory', query, options);
+      running.then(() => (finished = true), () => (finished = true));
+      await sleep(300);
+    }
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    return vscode.window.activeTextEditor?.document.uri.scheme === 'scroll' || undefined;
+  }, 30_000, 250);
+  await running;
+  return vscode.window.activeTextEditor!.document.uri;
+}
+
+/** Letters only: one search term (a word with digits or dashes may be split into several). */
+function oneWord(): string {
+  return [...randomUUID().replace(/-/g, '').slice(0, 12)].map((c) => String.fromCharCode(97 + parseInt(c, 16))).join('');
+}
+
+const seqOfTab = (uri: vscode.Uri) => Number(/^\/event\/(\d+)\//.exec(uri.path)?.[1]);
 
 describe('capture of other agents in the editor', function () {
   this.timeout(120_000);
   let api: ScrollApi;
   let projectDir: string;
   const session = randomUUID();
-  const marker = `CAPTURED-${process.pid}-${Date.now()}`;
+  const marker = `captured${oneWord()}`;
+  const ownWord = `own${oneWord()}`;
   const line = (uuid: string, type: 'user' | 'assistant', text: string) =>
     JSON.stringify({
       parentUuid: null, cwd: workspaceRoot(), sessionId: session, version: '2.0.14', type, uuid, timestamp: new Date().toISOString(),
@@ -59,6 +102,98 @@ describe('capture of other agents in the editor', function () {
     const channel = scrollChannelText();
     assert.match(channel, /capture: claude-code: \d+ event\(s\) appended \(1 session\(s\)/);
     assert.ok(!channel.includes(marker), 'no transcript content in the output channel');
+  });
+
+  it('the panel lists the captured session with its source, and its search filters by source', async () => {
+    assert.equal(events().length, 3, 'the first test captured the session');
+    const handler = new PanelRequestHandler(EventLogPanelSource.open(api.services.log()));
+    const ask = async <T>(msg: Record<string, unknown>): Promise<T> => {
+      const res = await handler.handleMessage({ id: 1, ...msg });
+      if (!res?.ok) assert.fail(`panel request failed: ${res && !res.ok ? res.error : 'no answer'}`);
+      return res.result as T;
+    };
+    const sessions = await ask<PanelSession[]>({ type: 'sessions' });
+    const listed = sessions.find((s) => s.session === `claude-code:${session}`);
+    assert.ok(listed, 'the Sessions tab lists the captured session');
+    assert.equal(listed.source, 'claude-code');
+    assert.equal(listed.events, 3);
+    assert.ok(sessions.filter((s) => s !== listed).every((s) => s.source === undefined), "Scroll's own sessions have no source");
+    // An event of Scroll's own with the same word (and one more, which the Search History test below searches too).
+    api.services.log().append({ kind: 'note', role: 'user', session: 'capture-display', content: `${marker} ${ownWord}` });
+    const all = await ask<SearchPage>({ type: 'search', query: marker, filters: {}, offset: 0, limit: 40 });
+    const matches = (p: SearchPage) => p.hits.filter((h) => !h.broadened);
+    assert.equal(matches(all).length, 4);
+    const filtered = await ask<SearchPage>({ type: 'search', query: marker, filters: { source: 'claude-code' }, offset: 0, limit: 40 });
+    assert.equal(matches(filtered).length, 3);
+    assert.ok(filtered.hits.every((h) => h.source === 'claude-code' && h.session === `claude-code:${session}`), 'only the captured hits, each with its source');
+  });
+
+  it('a scroll: tab opens for a captured event, from the command and from the panel', async () => {
+    const [first, second] = events();
+    await closeAllEditors();
+    await vscode.commands.executeCommand('scroll.openEvent', first.seq);
+    const doc = vscode.window.activeTextEditor!.document;
+    assert.equal(doc.uri.scheme, 'scroll');
+    assert.equal(seqOfTab(doc.uri), first.seq);
+    assert.ok(doc.getText().includes(`question ${marker}`), 'the tab shows the captured content');
+    assert.ok(doc.getText().includes('"source": "claude-code"'), "the tab's meta names the source");
+    // The panel's "Open in editor" goes through its handler to vscode.open, as the panel host does.
+    const handler = new PanelRequestHandler(EventLogPanelSource.open(api.services.log()), {
+      openUri: async (uri) => {
+        await vscode.commands.executeCommand('vscode.open', vscode.Uri.parse(uri));
+      },
+    });
+    const res = await handler.handleMessage({ id: 2, type: 'open', target: { kind: 'event', seq: second.seq } });
+    assert.ok(res?.ok, 'open answered');
+    await waitFor('the panel-opened tab', () => seqOfTab(vscode.window.activeTextEditor?.document.uri ?? vscode.Uri.parse('x:/')) === second.seq);
+    assert.ok(vscode.window.activeTextEditor!.document.getText().includes(`answer ${marker}`));
+    await closeAllEditors();
+  });
+
+  it('"Search History" filtered by source lists only that agent\'s hits', async () => {
+    // Both words: Scroll's own note matches every one and leads; the captured events match one.
+    const query = `${marker} ${ownWord}`;
+    const own = api.search(query, { k: 5 }).hits[0];
+    assert.equal(own.session, 'capture-display', "unfiltered, Scroll's own note ranks first");
+    assert.equal(seqOfTab(await searchHistoryOpens(query)), own.seq, 'without a filter the quick pick opens it');
+    const opened = seqOfTab(await searchHistoryOpens(query, { source: 'claude-code' }));
+    assert.ok(events().some((e) => e.seq === opened), `the filtered quick pick opens a captured event (opened seq ${opened})`);
+    await closeAllEditors();
+  });
+
+  it("reads back the editor's own chat session file of an @scroll turn (copilot-chat source)", async () => {
+    const lm = await vscode.extensions.getExtension<ScriptedLmApi>('scroll-test.scripted-lm')!.activate();
+    const word = `chatfile${oneWord()}`;
+    lm.reset();
+    lm.setScript({ rules: [{ match: word, reply: { text: `Noted ${word}, nothing to do.` } }] });
+    await waitFor('the scripted model', async () => (await vscode.lm.selectChatModels({ vendor: lm.vendor })).length > 0);
+    const before = api.services.sessions.turnsCompleted;
+    await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@scroll remember ${word}`, modelSelector: { vendor: lm.vendor } });
+    await waitFor('@scroll to answer', () => api.services.sessions.turnsCompleted > before, 120_000, 200);
+    await vscode.workspace.getConfiguration('scroll').update('capture.sources', { 'claude-code': true, 'copilot-chat': true }, vscode.ConfigurationTarget.Global);
+    // The editor writes its chat session files as the chat goes; capture follows them like any source.
+    const captured = () => api.search(word, { k: 20, source: 'copilot-chat' }).hits;
+    const hits = await waitFor('the chat session file captured', () => {
+      const h = captured();
+      return h.some((x) => x.kind === 'user_message') && h.some((x) => x.role === 'assistant') ? h : undefined;
+    }, 60_000, 500);
+    const chatSession = hits[0].session;
+    assert.match(chatSession, /^copilot-chat:/);
+    const log = api.services.log();
+    const user = log.get(hits.find((x) => x.kind === 'user_message')!.seq)!;
+    assert.ok(user.content.includes(`remember ${word}`), `the request as typed: ${user.content}`);
+    assert.equal(user.meta.source, 'copilot-chat');
+    const reply = log.get(hits.find((x) => x.role === 'assistant')!.seq)!;
+    assert.ok(reply.content.includes(`Noted ${word}`), `the reply: ${reply.content}`);
+    // Scroll's own record of the same turn is there too, under its own session and without a source.
+    assert.ok(api.search(word, { k: 20 }).hits.some((x) => !x.session.startsWith('copilot-chat:')), "Scroll's own events of the turn");
+    const again = captured().length;
+    await sleep(4000); // a poll later: still once
+    assert.equal(captured().length, again);
+    const sessions = await new PanelRequestHandler(EventLogPanelSource.open(log)).handleMessage({ id: 3, type: 'sessions' });
+    assert.ok(sessions?.ok);
+    assert.equal((sessions.result as PanelSession[]).find((s) => s.session === chatSession)?.source, 'copilot-chat');
+    lm.reset();
   });
 
   it('turning the source off stops capture and keeps what was captured', async () => {

@@ -36,3 +36,19 @@ test('claude-code: the project folders of each workspace folder and its subfolde
 test('a missing ~/.claude gives nothing to read or watch', () => {
   assert.deepEqual(locateForWorkspace('claude-code', { home: '/nonexistent-scroll-home', scope: ['/ws/app'] }), { files: [], dirs: [] });
 });
+
+test("copilot-chat: a chat file in this window's own workspace storage belongs to the workspace, workspace.json or not", async () => {
+  const { cwdForWorkspace } = await import('../../../../src/vscode/capture/captureLocate');
+  const storage = '/u/User/workspaceStorage/abc';
+  const scope = ['/ws/app', '/ws/lib'];
+  const none = () => undefined;
+  // code-server writes no workspace.json (the source's own cwdOf finds nothing): the window's workspace.
+  assert.equal(cwdForWorkspace('copilot-chat', `${storage}/chatSessions/s.jsonl`, { scope, workspaceStorage: storage, sourceCwdOf: none }), '/ws/app');
+  // What the source's own cwdOf says comes first.
+  assert.equal(cwdForWorkspace('copilot-chat', `${storage}/chatSessions/s.jsonl`, { scope, workspaceStorage: storage, sourceCwdOf: () => '/ws/lib' }), '/ws/lib');
+  // Another window's storage, or no storage known, or another source: not guessed.
+  assert.equal(cwdForWorkspace('copilot-chat', '/u/User/workspaceStorage/other/chatSessions/s.jsonl', { scope, workspaceStorage: storage, sourceCwdOf: none }), undefined);
+  assert.equal(cwdForWorkspace('copilot-chat', `${storage}/chatSessions/s.jsonl`, { scope, sourceCwdOf: none }), undefined);
+  assert.equal(cwdForWorkspace('cline', `${storage}/chatSessions/s.jsonl`, { scope, workspaceStorage: storage, sourceCwdOf: none }), undefined);
+  assert.equal(cwdForWorkspace('copilot-chat', `${storage}/chatSessions/s.jsonl`, { scope: [], workspaceStorage: storage, sourceCwdOf: none }), undefined);
+});

@@ -52,6 +52,8 @@ function seedWorkspace() {
   const hostile = HOSTILE.map((h, i) => add({ session: 'panel-e2e', kind: 'note', role: 'user', content: `hostile sample ${i}: ${h}`, headline: h }));
   const big = add({ session: 'panel-e2e', kind: 'tool_result', role: 'tool', name: 'run', content: `${'walrus '.repeat(4000)}THE-END-OF-BIG` });
   for (let i = 0; i < BULK; i++) add({ session: 'bulk', kind: 'note', role: 'user', content: `zebra sighting number ${i} near the river bank` });
+  // A source name is logged text too: one with markup must be shown as text (Sessions tab, Source filter).
+  add({ session: 'odd-agent:1', kind: 'note', role: 'user', content: 'a note of an agent with an odd name', meta: { source: HOSTILE[0] } });
   const file = path.join(dir, 'history.jsonl');
   fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   const db = path.join(dir, '.scroll', 'scroll.db');
@@ -181,7 +183,7 @@ describe('history panel (real workbench)', function () {
     const sessions = frame.locator('[data-testid=sessions-table] tbody tr');
     await showTab('sessions');
     // The captured session arrives a few seconds after activation (capture's first look), then the panel's poll.
-    await waitFor(async () => (await sessions.count()) === 3, { what: 'three sessions listed (two seeded, one captured)', timeoutMs: 60000 });
+    await waitFor(async () => (await sessions.count()) === 4, { what: 'four sessions listed (three seeded, one captured)', timeoutMs: 60000 });
     const text = await frame.locator('[data-testid=sessions-table]').innerText();
     assert.match(text, /panel-e2e/);
     assert.match(text, /bulk/);
@@ -200,6 +202,11 @@ describe('history panel (real workbench)', function () {
     assert.ok(look.width > 0 && look.height > 0, 'the icon takes room');
     assert.equal(look.hidden, 'true', 'the icon is decoration: the label says the source');
     assert.equal(await frame.locator('[data-testid=sessions-table] tbody tr[data-session=bulk] .source').count(), 0, "Scroll's own sessions show no source");
+    // A source Scroll does not know: its own name, as text, with the generic icon.
+    const odd = frame.locator('[data-testid=sessions-table] tbody tr[data-session="odd-agent:1"] th .source');
+    assert.equal((await odd.innerText()).trim(), HOSTILE[0]);
+    assert.equal(await odd.locator('.source-icon').getAttribute('data-icon'), 'imported');
+    assert.equal(await frame.locator('[data-testid=sessions-table] img').count(), 0, 'no <img> from the source name');
     await screenshot('sessions-with-source');
     await showTab('search');
   });
@@ -208,7 +215,7 @@ describe('history panel (real workbench)', function () {
     const all = await searchSettled(await typeQuery('parser'));
     const dd = frame.locator('[data-testid=filter-source]');
     assert.ok(await dd.isVisible(), 'the source filter is offered once the log holds a captured session');
-    assert.deepEqual(await dd.locator('option').allInnerTexts(), ['any source', 'Claude Code']);
+    assert.deepEqual(await dd.locator('option').allInnerTexts(), ['any source', HOSTILE[0], 'Claude Code']);
     const g = await searchGen();
     await dd.selectOption('claude-code');
     const r = await waitFor(async () => {

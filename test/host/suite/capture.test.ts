@@ -65,6 +65,9 @@ describe('capture of other agents in the editor', function () {
       message: type === 'user' ? { role: 'user', content: text } : { role: 'assistant', model: 'claude-test', content: [{ type: 'text', text }] },
     }) + '\n';
   const events = () => api.services.log().recent(100, `claude-code:${session}`);
+  let ownNoteSeq: number | undefined;
+  /** An event of Scroll's own with the captured word and one more (appended once, by the first test that needs it). */
+  const ownNote = () => (ownNoteSeq ??= api.services.log().append({ kind: 'note', role: 'user', session: 'capture-display', content: `${marker} ${ownWord}` }).seq);
 
   before(async () => {
     api = await scrollApi();
@@ -118,8 +121,7 @@ describe('capture of other agents in the editor', function () {
     assert.equal(listed.source, 'claude-code');
     assert.equal(listed.events, 3);
     assert.ok(sessions.filter((s) => s !== listed).every((s) => s.source === undefined), "Scroll's own sessions have no source");
-    // An event of Scroll's own with the same word (and one more, which the Search History test below searches too).
-    api.services.log().append({ kind: 'note', role: 'user', session: 'capture-display', content: `${marker} ${ownWord}` });
+    ownNote();
     const all = await ask<SearchPage>({ type: 'search', query: marker, filters: {}, offset: 0, limit: 40 });
     const matches = (p: SearchPage) => p.hits.filter((h) => !h.broadened);
     assert.equal(matches(all).length, 4);
@@ -152,6 +154,7 @@ describe('capture of other agents in the editor', function () {
 
   it('"Search History" filtered by source lists only that agent\'s hits', async () => {
     // Both words: Scroll's own note matches every one and leads; the captured events match one.
+    ownNote();
     const query = `${marker} ${ownWord}`;
     const own = api.search(query, { k: 5 }).hits[0];
     assert.equal(own.session, 'capture-display', "unfiltered, Scroll's own note ranks first");

@@ -146,16 +146,34 @@ export function nearestSeqs(
   const m = matrixOf(db, model);
   if (!m || m.dims !== query.length || limit <= 0) return [];
   const scores = new Float32Array(m.count);
-  for (let i = 0, off = 0; i < m.count; i++, off += m.dims) {
-    let s = 0;
-    for (let j = 0; j < m.dims; j++) s += m.data[off + j] * query[j];
-    scores[i] = s;
+  const { data, dims, count } = m;
+  const tail = dims - (dims % 4);
+  for (let i = 0, off = 0; i < count; i++, off += dims) {
+    let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    let j = 0;
+    for (; j < tail; j += 4) {
+      s0 += data[off + j] * query[j];
+      s1 += data[off + j + 1] * query[j + 1];
+      s2 += data[off + j + 2] * query[j + 2];
+      s3 += data[off + j + 3] * query[j + 3];
+    }
+    for (; j < dims; j++) s0 += data[off + j] * query[j];
+    scores[i] = s0 + s1 + s2 + s3;
   }
-  const order = Array.from({ length: m.count }, (_, i) => i);
-  // Best first; ties newest seq first, as the lexical ranking breaks them.
-  order.sort((a, b) => scores[b] - scores[a] || m.seqs[b] - m.seqs[a]);
   const out: { seq: number; similarity: number }[] = [];
-  for (let from = 0, step = Math.max(limit * 2, 64); from < order.length && out.length < limit; from += step, step *= 2) {
+  // The best `want` rows, best first (ties newest seq first, as the lexical ranking breaks them);
+  // `want` doubles while the filters leave too few. Only those rows are sorted: the cut-off score
+  // comes from a numeric sort of a copy of the scores (a typed array sorts natively).
+  const sorted = Float32Array.from(scores).sort();
+  const best = (want: number): number[] => {
+    const cut = sorted[Math.max(0, sorted.length - want)];
+    const rows: number[] = [];
+    for (let i = 0; i < m.count; i++) if (scores[i] >= cut) rows.push(i);
+    return rows.sort((a, b) => scores[b] - scores[a] || m.seqs[b] - m.seqs[a]);
+  };
+  let order: number[] = [];
+  for (let from = 0, step = Math.max(limit * 2, 64); from < m.count && out.length < limit; from += step, step *= 2) {
+    if (order.length < Math.min(m.count, from + step)) order = best(from + step);
     const chunk = order.slice(from, from + step);
     const kept = passes(chunk.map((i) => m.seqs[i]));
     for (const i of chunk) {

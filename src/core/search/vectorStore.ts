@@ -114,7 +114,8 @@ function matrixOf(db: SearchDatabase, model: string): Matrix | undefined {
     if (m.dims === 0) m.dims = dims;
     if (dims !== m.dims) continue; // a model name reused for another model: its odd vectors are skipped
     if (m.count === m.seqs.length) {
-      const size = Math.max(1024, m.seqs.length * 2);
+      // The first load takes what is there (plus room for appends); later growth doubles.
+      const size = m.count === 0 ? rows.length + 1024 : m.seqs.length * 2;
       const seqs = new Int32Array(size);
       seqs.set(m.seqs);
       const data = new Float32Array(size * m.dims);

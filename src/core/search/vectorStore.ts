@@ -95,6 +95,7 @@ interface Matrix {
   dataVersion: number;
 }
 const matrices = new WeakMap<object, Map<string, Matrix>>();
+const LOAD_PAGE = 2048;
 
 function matrixOf(db: SearchDatabase, model: string): Matrix | undefined {
   let byModel = matrices.get(db);
@@ -108,25 +109,29 @@ function matrixOf(db: SearchDatabase, model: string): Matrix | undefined {
   }
   if (!m) m = { dims: 0, count: 0, seqs: new Int32Array(0), data: new Float32Array(0), maxSeq: 0, dataVersion };
   m.dataVersion = dataVersion;
-  const rows = db.prepare('SELECT seq, dims, vector FROM event_vectors WHERE model = ? AND seq > ? ORDER BY seq').all(model, m.maxSeq);
-  for (const r of rows) {
-    const dims = Number(r.dims);
-    if (m.dims === 0) m.dims = dims;
-    if (dims !== m.dims) continue; // a model name reused for another model: its odd vectors are skipped
-    if (m.count === m.seqs.length) {
-      // The first load takes what is there (plus room for appends); later growth doubles.
-      const size = m.count === 0 ? rows.length + 1024 : m.seqs.length * 2;
-      const seqs = new Int32Array(size);
-      seqs.set(m.seqs);
-      const data = new Float32Array(size * m.dims);
-      data.set(m.data);
-      m.seqs = seqs;
-      m.data = data;
+  // Read in pages, so the rows' blobs are never all held at once beside the copy.
+  const first = m.count === 0 ? Number(db.prepare('SELECT count(*) AS n FROM event_vectors WHERE model = ?').get(model).n) : 0;
+  const page = db.prepare(`SELECT seq, dims, vector FROM event_vectors WHERE model = ? AND seq > ? ORDER BY seq LIMIT ${LOAD_PAGE}`);
+  for (let rows = page.all(model, m.maxSeq); rows.length > 0; rows = rows.length < LOAD_PAGE ? [] : page.all(model, m.maxSeq)) {
+    for (const r of rows) {
+      const dims = Number(r.dims);
+      if (m.dims === 0) m.dims = dims;
+      m.maxSeq = Math.max(m.maxSeq, Number(r.seq));
+      if (dims !== m.dims) continue; // a model name reused for another model: its odd vectors are skipped
+      if (m.count === m.seqs.length) {
+        // The first load takes what is there (plus room for appends); later growth doubles.
+        const size = m.count === 0 ? first + 1024 : m.seqs.length * 2;
+        const seqs = new Int32Array(size);
+        seqs.set(m.seqs);
+        const data = new Float32Array(size * m.dims);
+        data.set(m.data);
+        m.seqs = seqs;
+        m.data = data;
+      }
+      m.seqs[m.count] = Number(r.seq);
+      fromBlob(r.vector as Uint8Array, dims, m.data, m.count * dims);
+      m.count++;
     }
-    m.seqs[m.count] = Number(r.seq);
-    fromBlob(r.vector as Uint8Array, dims, m.data, m.count * dims);
-    m.count++;
-    m.maxSeq = Math.max(m.maxSeq, Number(r.seq));
   }
   byModel.set(model, m);
   return m.count > 0 ? m : undefined;

@@ -43,7 +43,7 @@ def connect(db_path, payload_dir=None, session=None):
 
 class MemorySpace:
     """Your lossless history, read-only. Methods (see help(ms.search) etc.):
-      search(query, k=10, kind=None, role=None, session=None, seq_range=None, scope='all') -> Hits
+      search(query, k=10, kind=None, role=None, session=None, seq_range=None, scope='all', source=None) -> Hits
       expand(x) -> [Event]        x: a seq, a list of seqs, a Hit or a list of hits
       range(a, b) -> [Event]      events with a <= seq <= b
       recent(n=20) -> [Event]     the last n events of this session, oldest first
@@ -78,14 +78,15 @@ class MemorySpace:
 
     # -- LOCATE ---------------------------------------------------------------------------------
     def search(self, query, k=10, kind=None, role=None, session=None, seq_range=None, scope="all",
-               name=None, ts_range=None, offset=0, snippet=True):
+               name=None, ts_range=None, offset=0, snippet=True, source=None):
         """Full-text search (BM25, stemmed) over the whole log; returns Hits, best first.
         Filters: kind/role (str or list), session, name (tool name), seq_range=(a, b) inclusive,
-        ts_range=(iso_a, iso_b); scope='session' limits to this session. Paging: offset.
+        ts_range=(iso_a, iso_b), source (the agent a captured event came from: 'claude-code',
+        'codex', 'copilot-chat', ...); scope='session' limits to this session. Paging: offset.
         Stop words and very common terms are dropped; if the exact (AND) query finds too little it
         retries as OR and marks hits `broadened` — check `.broadened` before trusting a count.
         Each hit: seq, score, kind, role, session, ts, name, headline, snippet («matched» terms)."""
-        _check_search(query, scope)
+        _check_search(query, scope, source)
         if scope == "session":
             if session is None:
                 session = self.session
@@ -101,7 +102,7 @@ class MemorySpace:
             raise RuntimeError("ms.search: the search module (kernel/scroll_search.py) is missing") from exc
         res = scroll_search.search(self._conn, query, k=int(k), kind=kind, role=role, session=session,
                                    name=name, seq_range=seq_range, ts_range=ts_range, offset=int(offset),
-                                   snippet=snippet)
+                                   snippet=snippet, source=source)
         hits = [Hit(_plain(h)) for h in res.get("hits", [])]
         return Hits(hits, res.get("broadened", False), res.get("terms", ()), res.get("pruned", ()),
                     res.get("message"))

@@ -144,7 +144,7 @@ class UnavailableMemorySpace:
 
 class HostMemorySpace:
     """Your lossless history, read-only, answered by the editor (or the CLI) that runs this kernel.
-      search(query, k=10, kind=None, role=None, session=None, seq_range=None, scope='all') -> Hits
+      search(query, k=10, kind=None, role=None, session=None, seq_range=None, scope='all', source=None) -> Hits
       expand(x) -> [Event]        x: a seq, a list of seqs, a Hit or a list of hits
       range(a, b) -> [Event]      events with a <= seq <= b
       recent(n=20) -> [Event]     the last n events of this session, oldest first
@@ -162,19 +162,21 @@ class HostMemorySpace:
             self.session,)
 
     def search(self, query, k=10, kind=None, role=None, session=None, seq_range=None, scope="all",
-               name=None, ts_range=None, offset=0, snippet=True):
+               name=None, ts_range=None, offset=0, snippet=True, source=None):
         """Full-text search (BM25, stemmed) over the whole log; returns Hits, best first.
         Filters: kind/role (str or list), session, name (tool name), seq_range=(a, b) inclusive,
-        ts_range=(iso_a, iso_b); scope='session' limits to this session. Paging: offset.
+        ts_range=(iso_a, iso_b), source (the agent a captured event came from: 'claude-code',
+        'codex', 'copilot-chat', ...); scope='session' limits to this session. Paging: offset.
         Stop words and very common terms are dropped; if the exact (AND) query finds too little it
         retries as OR and marks hits `broadened` — check `.broadened` before trusting a count.
         Each hit: seq, score, kind, role, session, ts, name, headline, snippet («matched» terms)."""
-        _check_search(query, scope)
+        _check_search(query, scope, source)
         args = {"query": query, "k": _int("k", k), "kind": _names("kind", kind), "role": _names("role", role),
                 "session": _opt_str("session", session), "name": _opt_str("name", name),
                 "seq_range": list(_pair("seq_range", seq_range)) if seq_range is not None else None,
                 "ts_range": list(_pair("ts_range", ts_range)) if ts_range is not None else None,
-                "offset": _int("offset", offset), "snippet": bool(snippet), "scope": scope}
+                "offset": _int("offset", offset), "snippet": bool(snippet), "scope": scope,
+                "source": source}
         res = self._t.call("search", args) or {}
         hits = [Hit(h) for h in res.get("hits", [])]
         return Hits(hits, res.get("broadened", False), res.get("terms", ()), res.get("pruned", ()), res.get("message"))

@@ -727,7 +727,7 @@ def _finite(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _plan_filters(conn, kind, role, session, name, seq_range, ts_range):
+def _plan_filters(conn, kind, role, session, name, seq_range, ts_range, source=None):
     plan = {"lo": None, "hi": None, "where": [], "params": [], "empty": False, "kinds": None, "session": None}
     seq_from, seq_to = (seq_range if seq_range is not None else (None, None))
     if _finite(seq_from):
@@ -764,6 +764,10 @@ def _plan_filters(conn, kind, role, session, name, seq_range, ts_range):
     if isinstance(ts_to, str):
         plan["where"].append("e.ts <= ?")
         plan["params"].append(ts_to)
+    if isinstance(source, str):
+        # Captured events name the agent whose transcript they came from (search.ts planFilters).
+        plan["where"].append("json_extract(e.meta, '$.source') = ?")
+        plan["params"].append(source)
     if plan["lo"] is not None and plan["hi"] is not None and plan["lo"] > plan["hi"]:
         plan["empty"] = True
     return plan
@@ -944,7 +948,7 @@ def _rank_page(conn, terms, plan, k, offset, window=None):
 
 
 def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq_range=None, ts_range=None,
-           offset=0, snippet=True):
+           offset=0, snippet=True, source=None):
     """Search the event log. Returns dict(hits, broadened, terms, pruned, message, and ignored when
     common words were pruned); each hit is a dict
     {seq, score, kind, role, session, ts, name, headline, snippet, broadened, match}, best first.
@@ -955,7 +959,7 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
     pruned = list(parsed["stopped"])
     if not parsed["terms"]:
         return {"hits": [], "broadened": False, "terms": [], "pruned": pruned, "message": nothing_to_search(query)}
-    plan = _plan_filters(conn, kind, role, session, name, seq_range, ts_range)
+    plan = _plan_filters(conn, kind, role, session, name, seq_range, ts_range, source)
     terms = parsed["terms"]
     ignored = []
     failure = None

@@ -108,12 +108,14 @@ def _int(name, v):
     return v
 
 
-def _check_search(query, scope):
+def _check_search(query, scope, source=None):
     """The arguments every `ms.search` checks before it searches (the reader's and the host client's)."""
     if not isinstance(query, str):
         raise TypeError("ms.search: query must be a string, got %s" % type(query).__name__)
     if scope not in ("all", "session"):
         raise ValueError("ms.search: scope must be 'all' or 'session', got %r" % (scope,))
+    if source is not None and not isinstance(source, str):
+        raise TypeError("ms.search: source must be a string or None, got %r" % (source,))
 
 
 def _pair(name, v):

@@ -348,6 +348,8 @@ class SearchThroughMsTest(unittest.TestCase):
         cls.a = b.add("user_message", "user", "the retry backoff doubles every attempt")
         cls.b = b.add("model_turn", "assistant", "retry logic lives in client.ts", session="s2")
         cls.c = b.add("tool_result", "tool", "unrelated output about colours", name="read_file")
+        cls.d = b.add("user_message", "user", "why did the rebase stop halfway?", session="claude-code:7f3a",
+                      meta={"source": "claude-code", "capture": {"record": "u-1"}})
         b.close()
         cls.ms = scroll_ms.connect(os.path.join(cls.tmp, "scroll.db"), session="s1")
 
@@ -371,6 +373,12 @@ class SearchThroughMsTest(unittest.TestCase):
         self.assertEqual([h.seq for h in self.ms.search("retry", kind="model_turn")], [self.b])
         self.assertEqual([h.seq for h in self.ms.search("retry", seq_range=(2, 3))], [self.b])
         self.assertEqual(self.ms.expand(self.ms.search("colours"))[0].seq, self.c)
+        # Captured transcripts: source filters on the agent they came from (meta.source).
+        self.assertEqual([h.seq for h in self.ms.search("retry rebase", source="claude-code")], [self.d])
+        self.assertEqual(exact(self.ms.search("rebase")), [self.d])
+        self.assertEqual(len(self.ms.search("rebase", source="codex")), 0)
+        with self.assertRaises(TypeError):
+            self.ms.search("rebase", source=["claude-code"])
         empty = self.ms.search("!!! ???")
         self.assertEqual(len(empty), 0)
         self.assertTrue(empty.message)
@@ -381,7 +389,7 @@ def vectors_path():
 
 
 def _kwargs(opts):
-    kw = {k: opts[k] for k in ("k", "kind", "role", "session", "name", "offset") if k in opts}
+    kw = {k: opts[k] for k in ("k", "kind", "role", "session", "name", "offset", "source") if k in opts}
     if "seqFrom" in opts or "seqTo" in opts:
         kw["seq_range"] = (opts.get("seqFrom"), opts.get("seqTo"))
     if "tsFrom" in opts or "tsTo" in opts:

@@ -37,7 +37,7 @@ def _shared_constants():
 
 def _kwargs(opts):
     kw = {}
-    for key in ("k", "kind", "role", "session", "name", "offset"):
+    for key in ("k", "kind", "role", "session", "name", "offset", "source"):
         if key in opts:
             kw[key] = opts[key]
     if "seqFrom" in opts or "seqTo" in opts:

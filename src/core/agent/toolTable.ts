@@ -7,6 +7,7 @@
  * with names of their own.
  */
 import { toolDescription } from '../../prompts';
+import { CAPTURE_SOURCES } from '../capture/types';
 import type { ToolDefinition } from './model';
 
 export const TOOL_NAMES = {
@@ -72,6 +73,11 @@ const SCHEMAS: Readonly<Record<ToolName, Schema>> = {
       k: { type: 'number', description: 'Maximum number of hits (default 10).' },
       kind: { type: 'string', description: 'Only this event kind, e.g. user_message, tool_result.' },
       session: { type: 'string', description: 'Only this session id.' },
+      source: {
+        type: 'string',
+        enum: [...CAPTURE_SOURCES],
+        description: "Only events captured from this agent's transcripts (Scroll's own events have no source).",
+      },
     },
     required: ['query'],
   },

@@ -136,6 +136,7 @@ export class MemoryHost {
       role: optStrings(a, 'role'),
       session,
       name: optString(a, 'name', 'ms.search'),
+      source: optString(a, 'source', 'ms.search'),
     };
     const seqRange = optPair(a, 'seq_range');
     if (seqRange) {

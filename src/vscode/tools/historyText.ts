@@ -13,6 +13,7 @@ export function searchHistoryText(log: Pick<EventLog, 'search'>, input: Record<s
   const opts: SearchOptions = { k, snippet: true };
   if (typeof input.kind === 'string' && input.kind) opts.kind = input.kind;
   if (typeof input.session === 'string' && input.session) opts.session = input.session;
+  if (typeof input.source === 'string' && input.source) opts.source = input.source;
   const r = log.search(query, opts);
   if (r.message && !r.hits.length) return `No search run: ${forEditor(r.message)}`;
   if (!r.hits.length) return `No events match "${query}".`;

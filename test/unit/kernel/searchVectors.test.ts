@@ -32,7 +32,7 @@ const RUNNER = `
 import json as _json
 def _scroll_vector(spec):
     o = spec.get("opts") or {}
-    kw = {k: o[k] for k in ("k", "kind", "role", "session", "name", "offset") if k in o}
+    kw = {k: o[k] for k in ("k", "kind", "role", "session", "name", "offset", "source") if k in o}
     if "seqFrom" in o or "seqTo" in o:
         kw["seq_range"] = (o.get("seqFrom"), o.get("seqTo"))
     if "tsFrom" in o or "tsTo" in o:

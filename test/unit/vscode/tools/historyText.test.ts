@@ -43,6 +43,13 @@ test('history tools search and expand the real log', () => {
     const capped = expandHistory(log, { from: 1, to: 3 }, 2_000);
     assert.ok(capped.length < 3_000);
     assert.match(capped, /more characters: expand seq 3 alone|stopped before seq 3/);
+
+    // Captured transcripts: the source filter keeps the events of that agent (meta.source).
+    log.append({ kind: 'user_message', role: 'user', content: 'rotation of the Fridays rota', session: 'claude-code:s1', meta: { source: 'claude-code' } });
+    const captured = searchHistoryText(log, { query: 'rotation Fridays', source: 'claude-code' });
+    assert.match(captured, /^1 hit\(s\)/);
+    assert.match(captured.split('\n')[1], /^seq 4 · user_message · user · claude-code:s1 ·/);
+    assert.match(searchHistoryText(log, { query: 'rotation Fridays', source: 'codex' }), /No events match/);
   });
 });
 

@@ -7,7 +7,10 @@
 // the imported log against a plain FTS5 table holding the same text (the floor).
 // The history is generated once into ${SCROLL_DEV_CACHE:-~/.cache/scroll-dev}/bench/capture-<size>/
 // (free disk is checked first) and reused.
-// Usage: node bench/capture.bench.mjs [--size 1G|256M|…] [--queries 200] [--rounds 1]
+// Each child's CPU time (user + system, its own rusage, bench/lib/childUsage.cjs) is printed beside
+// wall time: the machine these run on is shared. --baseline DIR also imports with the build in DIR
+// (a checkout with out/ built, e.g. a worktree at main's commit), in the same run, for before/after.
+// Usage: node bench/capture.bench.mjs [--size 1G|256M|…] [--queries 200] [--rounds 1] [--baseline DIR]
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statfsSync, statSync, writeSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -30,6 +33,7 @@ const sizeText = option(args, '--size', SMOKE ? '2M' : '1G');
 const size = parseSize(sizeText);
 const nQueries = Number(option(args, '--queries', SMOKE ? 10 : 200));
 const rounds = Number(option(args, '--rounds', 1));
+const baselineDir = option(args, '--baseline', undefined);
 const K = 10;
 
 const core = join(root, 'out', 'src', 'core');
@@ -42,6 +46,9 @@ const { EventLog } = require(join(core, 'log', 'eventLog.js'));
 const { parseQuery, BROADEN_BELOW } = require(join(core, 'search', 'index.js'));
 const { FTS_TOKENIZE } = require(join(core, 'log', 'schema.js'));
 const CLI = join(root, 'out', 'src', 'cli', 'main.js');
+const BASELINE_CLI = baselineDir && join(baselineDir, 'out', 'src', 'cli', 'main.js');
+if (BASELINE_CLI && !existsSync(BASELINE_CLI)) throw new Error(`--baseline: no ${BASELINE_CLI} (build it there: npx tsc -p .)`);
+const USAGE = join(root, 'bench', 'lib', 'childUsage.cjs');
 const WORKSPACE = '/bench/workspace';
 
 const cacheRoot = SMOKE ? mkdtempSync(join(tmpdir(), 'scroll-capture-bench-')) : join(process.env.SCROLL_DEV_CACHE || join(homedir(), '.cache', 'scroll-dev'), 'bench');
@@ -161,9 +168,10 @@ function generate() {
  * the rest of the resident set is file pages (node's code, the database's memory map: PRAGMA mmap_size),
  * which the kernel can drop at any time.
  */
-async function cli(argv) {
+async function cli(argv, cliPath = CLI) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [CLI, ...argv], { env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const usageFile = join(work, `usage-${randomUUID()}.json`);
+  const child = spawn(process.execPath, ['-r', USAGE, cliPath, ...argv], { env: { ...process.env, HOME: home, SCROLL_BENCH_USAGE: usageFile }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));
@@ -183,7 +191,9 @@ async function cli(argv) {
   clearInterval(poll);
   const wall = performance.now() - t0;
   if (code !== 0 && code !== 1) throw new Error(`scroll ${argv[0]} failed (${code}): ${stderr.slice(-2000)}`);
-  return { wall, rss: hwm || NaN, anon: anon || NaN, stdout };
+  const usage = JSON.parse(readFileSync(usageFile, 'utf8'));
+  // Peak RSS: the kernel's own high-water mark (getrusage), which a 100 ms poll can miss.
+  return { wall, cpu: usage.userMs + usage.systemMs, sys: usage.systemMs, rss: Math.max(hwm, usage.maxRssKiB / 1024), anon: anon || NaN, stdout };
 }
 
 const files = () => (existsSync(projects) ? readdirSync(projects).filter((f) => f.endsWith('.jsonl')) : []);
@@ -197,15 +207,21 @@ console.log(`history: ${files().length} Claude Code session files, ${mb(historyB
 
 const work = mkdtempSync(join(SMOKE ? cacheRoot : tmpdir(), 'scroll-capture-run-'));
 try {
-  const runs = { import: [], ingest: [], reimport: [] };
+  const runs = { import: [], ingest: [], reimport: [], baseline: [], baselineReimport: [] };
   let importDb;
   let imported;
   for (let r = 0; r < rounds; r++) {
     // Alternating order across rounds, so both see the same machine.
     const order = r % 2 === 0 ? ['ingest', 'import'] : ['import', 'ingest'];
+    if (BASELINE_CLI) order.splice(r % 2 === 0 ? 1 : 2, 0, 'baseline');
     for (const what of order) {
       const db = join(work, `${what}-${r}`, 'scroll.db');
-      if (what === 'ingest') {
+      if (what === 'baseline') {
+        const x = await cli(['import', 'claude-code', '--workspace', WORKSPACE, '--db', db, '--json'], BASELINE_CLI);
+        runs.baseline.push({ ...x, appended: JSON.parse(x.stdout).sources[0].appended });
+        runs.baselineReimport.push(await cli(['import', 'claude-code', '--workspace', WORKSPACE, '--db', db, '--json'], BASELINE_CLI));
+        rmSync(join(work, `${what}-${r}`), { recursive: true, force: true });
+      } else if (what === 'ingest') {
         const x = await cli(['ingest', ingestFile, '--db', db]);
         runs.ingest.push({ ...x, appended: JSON.parse(x.stdout).appended });
       } else {
@@ -227,6 +243,9 @@ try {
   const importMs = best(runs.import, 'wall');
   const ingestMs = best(runs.ingest, 'wall');
   const reimportMs = best(runs.reimport, 'wall');
+  const importCpu = best(runs.import, 'cpu');
+  const ingestCpu = best(runs.ingest, 'cpu');
+  const reimportCpu = best(runs.reimport, 'cpu');
 
   // --- search on the imported log vs plain FTS5 holding the same text -------------------------
   const log = EventLog.open({ path: importDb, readonly: true });
@@ -272,7 +291,8 @@ try {
   row('', 'scroll import', 'scroll ingest', 'unit', 'ratio');
   const mbps = (ms) => fmt(historyBytes / 1024 / 1024 / (ms / 1000));
   row('throughput (source MB/s)', mbps(importMs), mbps(ingestMs), 'MB/s', `${(ingestMs / importMs).toFixed(2)}x of ingest (target >= 0.6x: ${verdict(ingestMs / importMs >= 0.6)})`);
-  row('wall time', fmt(importMs / 1000), fmt(ingestMs / 1000), 's', '');
+  row('wall time', fmt(importMs / 1000), fmt(ingestMs / 1000), 's', `${(ingestMs / importMs).toFixed(2)}x`);
+  row('CPU time (user + system)', fmt(importCpu / 1000), fmt(ingestCpu / 1000), 's', `${(ingestCpu / importCpu).toFixed(2)}x of ingest by CPU time (target >= 0.6x: ${verdict(ingestCpu / importCpu >= 0.6)})`);
   const rssImport = Math.max(...runs.import.map((x) => x.rss));
   const rssIngest = Math.max(...runs.ingest.map((x) => x.rss));
   row('peak RSS', fmt(rssImport, 0), fmt(rssIngest, 0), 'MB', `import target <= 300 MB: ${verdict(rssImport <= 300)}`);
@@ -280,6 +300,18 @@ try {
   const anonIngest = Math.max(...runs.ingest.map((x) => x.anon));
   row('  of it anonymous (not file pages)', fmt(anonImport, 0), fmt(anonIngest, 0), 'MB', `${verdict(anonImport <= 300)} (the rest is file pages: node's own code and the database's memory map)`);
   row('re-import of unchanged files', fmt(reimportMs / 1000), '', 's', `${((100 * reimportMs) / importMs).toFixed(1)}% of the first import (target <= 5%: ${verdict(reimportMs <= 0.05 * importMs)}; incl. node start)`);
+  row('  by CPU time', fmt(reimportCpu / 1000), '', 's', `${((100 * reimportCpu) / importCpu).toFixed(1)}% of the first import's`);
+  row('  its peak RSS', fmt(Math.max(...runs.reimport.map((x) => x.rss)), 0), '', 'MB', '');
+  if (runs.baseline.length) {
+    check(runs.baseline[0].appended === runs.import[0].appended, `baseline appended ${runs.baseline[0].appended}, this build ${runs.import[0].appended}`);
+    row('', 'this build', `--baseline`, '', `(${baselineDir})`);
+    row('import CPU time', fmt(importCpu / 1000), fmt(best(runs.baseline, 'cpu') / 1000), 's', `${(importCpu / best(runs.baseline, 'cpu')).toFixed(2)}x of the baseline's`);
+    row('import wall time', fmt(importMs / 1000), fmt(best(runs.baseline, 'wall') / 1000), 's', '');
+    row('import peak RSS', fmt(rssImport, 0), fmt(Math.max(...runs.baseline.map((x) => x.rss)), 0), 'MB', '');
+    row('  of it anonymous', fmt(anonImport, 0), fmt(Math.max(...runs.baseline.map((x) => x.anon)), 0), 'MB', '');
+    row('re-import peak RSS', fmt(Math.max(...runs.reimport.map((x) => x.rss)), 0), fmt(Math.max(...runs.baselineReimport.map((x) => x.rss)), 0), 'MB', '');
+    row('re-import CPU time', fmt(reimportCpu / 1000), fmt(best(runs.baselineReimport, 'cpu') / 1000), 's', '');
+  }
   row('', 'scroll search', 'plain FTS5', '', '');
   row(`search p50 (${queries.length} queries)`, fmt(pct(ours, 50)), fmt(pct(floor, 50)), 'ms', `${(pct(ours, 50) / pct(floor, 50)).toFixed(2)}x`);
   row('search p99', fmt(pct(ours, 99)), fmt(pct(floor, 99)), 'ms', `${(pct(ours, 99) / pct(floor, 99)).toFixed(2)}x (targets: <= 1.3x, p99 <= 250 ms at ~250M tokens)`);

@@ -7,6 +7,14 @@ import { EventLog } from '../../core/log/eventLog';
 import { UsageError, stringOption, writeJson, type Command, type CommandContext } from '../command';
 import { openForWriting } from '../openLog';
 
+/**
+ * An import reads the log's pages with read() instead of a memory map: it writes far more than it
+ * reads, mapped pages would count in its resident set for the whole import (the kernel's page
+ * cache holds them either way), and a large history must import within a bounded memory
+ * (docs/PERFORMANCE.md, "Capture").
+ */
+const IMPORT_MMAP_BYTES = 0;
+
 /** Seconds between two looks at the sources with --watch. */
 const WATCH_INTERVAL_MS = 2000;
 
@@ -124,8 +132,8 @@ function parseSince(text: string): Date {
  * scratch log that is removed afterwards (everything then counts as new).
  */
 function openLog(ctx: CommandContext, dryRun: boolean): { log: EventLog; done: () => void } {
-  if (!dryRun) return { log: openForWriting(ctx), done: () => undefined };
-  if (existsSync(ctx.dbPath)) return { log: EventLog.open({ path: ctx.dbPath, readonly: true }), done: () => undefined };
+  if (!dryRun) return { log: openForWriting(ctx, { mmapBytes: IMPORT_MMAP_BYTES }), done: () => undefined };
+  if (existsSync(ctx.dbPath)) return { log: EventLog.open({ path: ctx.dbPath, readonly: true, mmapBytes: IMPORT_MMAP_BYTES }), done: () => undefined };
   const dir = mkdtempSync(join(tmpdir(), 'scroll-import-dry-'));
   return { log: EventLog.open({ path: join(dir, 'scroll.db') }), done: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -173,7 +181,7 @@ function report(ctx: CommandContext, summaries: ImportSummary[], dryRun: boolean
   if (ctx.json) {
     writeJson(ctx.io, { dry_run: dryRun, sources: summaries.map((s) => ({
       source: s.source, files: s.files, unchanged: s.unchanged, sessions: s.sessions, appended: s.appended, already_present: s.present,
-      older_than_since: s.older, out_of_scope: s.outOfScope, no_cwd: s.noCwd, incomplete: s.incomplete, problems: s.problems,
+      older_than_since: s.older, out_of_scope: s.outOfScope, no_cwd: s.noCwd, incomplete: s.incomplete, problems: s.problems, skipped: s.skipped,
     })) });
     return;
   }
@@ -186,6 +194,7 @@ function report(ctx: CommandContext, summaries: ImportSummary[], dryRun: boolean
     if (s.outOfScope.length) lines.push(`  skipped ${s.outOfScope.length} file(s) of sessions outside the workspace`);
     if (s.noCwd.length) lines.push(`  skipped ${s.noCwd.length} file(s) that record no working directory (import them with --path):`, ...s.noCwd.map((p) => `    ${p}`));
     if (s.incomplete.length) lines.push(`  left ${s.incomplete.length} half-written last line(s) for the next import`);
+    for (const x of s.skipped) lines.push(`  skipped ${x.records} record(s): ${x.reason}`);
     if (s.problems.length) lines.push(`  skipped ${s.problems.length} problem(s):`, ...s.problems.map((p) => `    ${where(p)}: ${p.message}`));
     ctx.io.stdout(lines.join('\n') + '\n');
   }

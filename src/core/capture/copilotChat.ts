@@ -18,6 +18,10 @@
  * …) a `note` holding the part's JSON. Result, timings, followups, votes, usage and references go in
  * one `note` named `copilot.response`. A response is read once it is complete (or a later request
  * exists), so a reply still streaming is never stored half.
+ *
+ * Requests answered by Scroll's own participant (`@scroll`, agent id `scroll.agent`) are skipped and
+ * counted in `skipped`: VS Code writes them to the same files, but Scroll's log has recorded those
+ * turns itself, in full, as they happened. A session holding only such requests gives no events.
  */
 import type { CapturedBinary, CapturedEvent, CaptureProblem, CaptureReader, ReaderOutput, RecordOrigin } from './types';
 import { isObject, str } from './readerKit';
@@ -26,6 +30,10 @@ import {
 } from './readerParts';
 
 const SOURCE = 'copilot-chat' as const;
+/** The chat participant id of Scroll's own `@scroll` agent (package.json contributes.chatParticipants). */
+export const SCROLL_PARTICIPANT_ID = 'scroll.agent';
+/** Why its requests are not captured (the import summary says so). */
+export const SCROLL_OWN_TURNS = `requests answered by Scroll's own @scroll participant (${SCROLL_PARTICIPANT_ID}): the log records those turns itself`;
 /** The newest `ISerializableChatData` version this reader knows. */
 export const COPILOT_CHAT_VERSION = 3;
 
@@ -140,11 +148,20 @@ export function readCopilotChat(record: unknown, origin: RecordOrigin): ReaderOu
     return { events: [], problems };
   }
   const out = mapSession(data, origin, problems);
-  return { events: out.events, problems, cwd: out.cwd };
+  return { events: out.events, problems, cwd: out.cwd, ...(out.ownTurns ? { skipped: [{ reason: SCROLL_OWN_TURNS, records: out.ownTurns }] } : {}) };
 }
 
-function mapSession(data: Json, origin: RecordOrigin, problems: CaptureProblem[]): { events: CapturedEvent[]; cwd?: string } {
-  const requests = data.requests as unknown[];
+/** A request (or a queued one's request) that Scroll's own participant answers. */
+function isScrollOwn(r: unknown): boolean {
+  return isObject(r) && isObject(r.agent) && r.agent.id === SCROLL_PARTICIPANT_ID;
+}
+
+function mapSession(data: Json, origin: RecordOrigin, problems: CaptureProblem[]): { events: CapturedEvent[]; cwd?: string; ownTurns: number } {
+  const all = data.requests as unknown[];
+  const requests = all.filter((r) => !isScrollOwn(r));
+  const allPending = Array.isArray(data.pendingRequests) ? data.pendingRequests : [];
+  const pending = allPending.filter((p) => !(isObject(p) && isScrollOwn(p.request)));
+  const ownTurns = all.length - requests.length + allPending.length - pending.length;
   const version = data.version;
   const exported = data.sessionId === undefined && data.version === undefined && data.creationDate === undefined;
   if (version !== undefined && (typeof version !== 'number' || version < 2 || version > COPILOT_CHAT_VERSION)) {
@@ -154,7 +171,7 @@ function mapSession(data: Json, origin: RecordOrigin, problems: CaptureProblem[]
       perFile: true,
     });
   }
-  const firstRequestId = requests.map((r) => (isObject(r) ? str(r.requestId) : undefined)).find(Boolean);
+  const firstRequestId = all.map((r) => (isObject(r) ? str(r.requestId) : undefined)).find(Boolean);
   const sessionId = str(data.sessionId)
     ?? (exported && firstRequestId ? `export-${firstRequestId.replace(/^request_/, '')}` : fileStem(origin.path));
   const session = `${SOURCE}:${sessionId}`;
@@ -163,6 +180,8 @@ function mapSession(data: Json, origin: RecordOrigin, problems: CaptureProblem[]
   const cwd = workingDirectory ? fileUriToPath(workingDirectory) : undefined;
   const base: Json = cleanMeta({ source: SOURCE, sessionId, format: exported ? 'export' : `v${version ?? 1}`, cwd });
   const events: CapturedEvent[] = [];
+  // Scroll's own session, seen through VS Code's file: nothing of it is another agent's.
+  if (ownTurns > 0 && requests.length === 0 && pending.length === 0) return { events, cwd, ownTurns };
 
   // Session-level fields (title, location, responder, repository state): one note per distinct value.
   const header = omit(data, ['requests', 'pendingRequests', 'inputState', 'sessionId']);
@@ -174,18 +193,19 @@ function mapSession(data: Json, origin: RecordOrigin, problems: CaptureProblem[]
     });
   }
 
-  requests.forEach((r, i) => {
+  all.forEach((r, i) => {
+    if (isScrollOwn(r)) return;
     if (!isObject(r)) {
       problems.push({ origin: { path: origin.path }, message: `request ${i} is not an object: kept as a note` });
       events.push(rawNote(SOURCE, session, creationTs ?? UNKNOWN_TS, `${sessionId}/request-${i}#raw.${contentHash(r)}`, 'copilot.request', r, base));
       return;
     }
-    const complete = i < requests.length - 1 || isResponseComplete(r);
+    const complete = i < all.length - 1 || isResponseComplete(r);
     events.push(...mapRequest(r, i, { session, sessionId, base, creationTs, complete }));
   });
 
-  const pending = Array.isArray(data.pendingRequests) ? data.pendingRequests : [];
-  pending.forEach((p, i) => {
+  allPending.forEach((p, i) => {
+    if (isObject(p) && isScrollOwn(p.request)) return;
     const req = isObject(p) && isObject(p.request) ? p.request : undefined;
     const id = (req && str(req.requestId)) ?? (isObject(p) ? str(p.id) : undefined) ?? `${sessionId}/pending-${i}`;
     events.push({
@@ -194,7 +214,7 @@ function mapSession(data: Json, origin: RecordOrigin, problems: CaptureProblem[]
       meta: cleanMeta({ ...base, pending: omit(isObject(p) ? p : {}, []) }),
     });
   });
-  return { events, cwd };
+  return { events, cwd, ownTurns };
 }
 
 /** Response state 1 complete, 2 cancelled, 3 failed; 0 pending and 4 waiting for input are not done. */

@@ -26,7 +26,7 @@ import { errorMessage } from '../errors';
 import type { EventLog } from '../log/eventLog';
 import type { NewEvent } from '../types';
 import { sourceLines } from './lines';
-import type { CaptureProblem, CaptureReader, CapturedEvent, CaptureSource } from './types';
+import type { CaptureProblem, CaptureReader, CapturedEvent, CaptureSource, ReaderOutput, SkippedRecords } from './types';
 
 export interface ImportOptions {
   /**
@@ -84,6 +84,8 @@ export interface ImportSummary {
   incomplete: ImportProblem[];
   /** Malformed records, unreadable files, unknown format versions (once per file). */
   problems: ImportProblem[];
+  /** Records the reader left out on purpose, by reason (e.g. Scroll's own turns in a Copilot Chat file). */
+  skipped: SkippedRecords[];
 }
 
 interface Cursor {
@@ -109,13 +111,28 @@ interface Pending {
 const DEFAULT_CHUNK_EVENTS = 1000;
 const DEFAULT_CHUNK_BYTES = 16 * 1024 * 1024;
 
-/** Imports of one log run one at a time (an editor watcher and a command may both call in). */
-const queues = new WeakMap<EventLog, Promise<unknown>>();
+/**
+ * Imports into one database file run one at a time in this process (an editor watcher and a command
+ * may both call in, through one EventLog or two). Keyed by the file, not the handle: a chunk's
+ * transaction stays open while its payload files are synced (an await), and another handle's
+ * BEGIN IMMEDIATE in the same thread would then wait for a lock only this thread can release.
+ * Other processes are kept apart by SQLite's lock and the (source, record id) key.
+ */
+const queues = new Map<string, Promise<unknown>>();
 
 function serialised<T>(log: EventLog, run: () => Promise<T>): Promise<T> {
-  const before = queues.get(log) ?? Promise.resolve();
+  const key = log.path;
+  const before = queues.get(key) ?? Promise.resolve();
   const next = before.then(run, run);
-  queues.set(log, next.catch(() => undefined));
+  const settled = next.then(
+    () => undefined,
+    () => undefined,
+  );
+  queues.set(key, settled);
+  // The last import of a file leaves no entry behind.
+  void settled.then(() => {
+    if (queues.get(key) === settled) queues.delete(key);
+  });
   return next;
 }
 
@@ -171,11 +188,19 @@ class ImportRun {
     this.writable = !log.readonly && !opts.dryRun;
     this.chunkEvents = Math.max(1, opts.chunkEvents ?? DEFAULT_CHUNK_EVENTS);
     this.chunkBytes = Math.max(1, opts.chunkBytes ?? DEFAULT_CHUNK_BYTES);
-    this.s = { source: reader.source, files: 0, unchanged: 0, sessions: 0, appended: 0, present: 0, older: 0, outOfScope: [], noCwd: [], incomplete: [], problems: [] };
+    this.s = { source: reader.source, files: 0, unchanged: 0, sessions: 0, appended: 0, present: 0, older: 0, outOfScope: [], noCwd: [], incomplete: [], problems: [], skipped: [] };
   }
 
   summary(): ImportSummary {
-    return { ...this.s, sessions: this.sessions.size };
+    return { ...this.s, sessions: this.sessions.size, skipped: this.s.skipped.map((x) => ({ ...x })) };
+  }
+
+  private countSkipped(out: ReaderOutput): void {
+    for (const x of out.skipped ?? []) {
+      const same = this.s.skipped.find((y) => y.reason === x.reason);
+      if (same) same.records += x.records;
+      else this.s.skipped.push({ reason: x.reason, records: x.records });
+    }
   }
 
   private get sql() {
@@ -264,6 +289,7 @@ class ImportRun {
       return;
     }
     this.reportProblems(out.problems, new Set());
+    this.countSkipped(out);
     for (const event of out.events) await this.add({ event, path, cwd });
     this.queueCursor({ path, source: this.reader.source, offset: size, line: 0, size, mtime_ms: mtimeMs, cwd: cwd ?? null, session: out.events[0]?.session ?? null });
     await this.flush();
@@ -332,6 +358,7 @@ class ImportRun {
         if (!parsed) continue;
         const out = this.reader.read(value, { path, line: l.line });
         this.reportProblems(out.problems, perFile);
+        this.countSkipped(out);
         if (out.cwd && cwd === undefined) cwd = out.cwd;
         session ??= out.events[0]?.session ?? null;
         const items = out.events.map((event) => ({ event, path, line: l.line, end: l.end, cwd }));
@@ -392,6 +419,7 @@ class ImportRun {
       }
       const out = this.reader.read(value, { path: label, line: l.line });
       this.reportProblems(out.problems, perFile);
+      this.countSkipped(out);
       cwd ??= out.cwd;
       for (const event of out.events) await this.add({ event, path: label, line: l.line, cwd });
       if (this.pending.length >= this.chunkEvents || this.pendingBytes >= this.chunkBytes) await this.flush();

@@ -2,7 +2,7 @@
  * The sources the importer knows: each one's reader and where its files are. Locating is I/O (it
  * lists folders), so it lives here, not in the readers.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { claudeCodeReader } from './claudeCode';
 import { codexReader } from './codex';
@@ -13,23 +13,32 @@ import type { CaptureSource, CaptureSourceSpec, LocateOptions } from './types';
 export function filesUnder(dir: string, match: (name: string) => boolean, depth = 6): string[] {
   const out: string[] = [];
   const walk = (d: string, left: number) => {
-    let names: string[];
+    let entries: Dirent[];
     try {
-      names = readdirSync(d);
+      entries = readdirSync(d, { withFileTypes: true });
     } catch {
       return;
     }
-    for (const name of names.sort()) {
-      const p = join(d, name);
-      let st;
-      try {
-        st = statSync(p);
-      } catch {
-        continue;
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const p = join(d, entry.name);
+      // The entry's type comes with the listing (Node stats an entry whose type the file system does
+      // not give): only a symbolic link costs a stat here. A large ~/.codex/sessions is listed on
+      // every look of the editor's capture.
+      let isDir = entry.isDirectory();
+      let isFile = entry.isFile();
+      if (entry.isSymbolicLink()) {
+        try {
+          const st = statSync(p);
+          isDir = st.isDirectory();
+          isFile = st.isFile();
+        } catch {
+          continue;
+        }
       }
-      if (st.isDirectory()) {
+      if (isDir) {
         if (left > 0) walk(p, left - 1);
-      } else if (st.isFile() && match(name)) out.push(p);
+      } else if (isFile && match(entry.name)) out.push(p);
     }
   };
   if (existsSync(dir)) walk(dir, depth);

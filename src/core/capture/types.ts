@@ -56,12 +56,20 @@ export interface CaptureProblem {
   perFile?: boolean;
 }
 
+/** Records a reader left out on purpose (not a problem), counted with why. */
+export interface SkippedRecords {
+  reason: string;
+  records: number;
+}
+
 /** What a reader returns for one record (JSONL) or one file (JSON). */
 export interface ReaderOutput {
   events: CapturedEvent[];
   problems: CaptureProblem[];
   /** The session's working directory when the source records one (workspace scope filter). */
   cwd?: string;
+  /** Records deliberately not turned into events (e.g. Scroll's own turns in a Copilot Chat session file). */
+  skipped?: SkippedRecords[];
 }
 
 /**

@@ -107,7 +107,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Database {
     // memory map instead of one read() per page, and caching more than SQLite's default 2 MB,
     // cuts search time on large logs (bench/search.bench.mjs, docs/PERFORMANCE.md). Both are limits,
     // not allocations: a small log maps and caches only what it has.
-    db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
+    db.exec(`PRAGMA mmap_size = ${Math.max(0, Math.floor(opts.mmapBytes ?? MMAP_BYTES))}`);
     db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
   } catch (e) {
     db.close();

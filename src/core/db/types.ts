@@ -40,4 +40,6 @@ export interface OpenOptions {
   driver?: DriverChoice;
   /** Milliseconds SQLite waits on a lock before giving up (PRAGMA busy_timeout). Default 5000. */
   busyTimeoutMs?: number;
+  /** Bytes of the file SQLite reads through a memory map (PRAGMA mmap_size). Default MMAP_BYTES; 0 reads with read(). */
+  mmapBytes?: number;
 }

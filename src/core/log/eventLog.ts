@@ -40,6 +40,12 @@ export interface EventLogOptions {
   /** Open for reading only: SQLite itself refuses writes; no migrations, no repair. */
   readonly?: boolean;
   driver?: DriverChoice;
+  /**
+   * Bytes of the database read through a memory map (every connection this open makes). Default
+   * the driver's (src/core/db); a long bulk write such as `scroll import` passes 0: its mapped
+   * pages would count in its resident set, where the page cache holds them as well.
+   */
+  mmapBytes?: number;
   /** Told when something needed attention (a corrupt log moved aside, an unreadable payload). */
   onWarning?: (message: string) => void;
   /**
@@ -171,7 +177,7 @@ export class EventLog {
     }
     if (opts.readonly) {
       if (!existsSync(path)) throw new DatabaseError(`no event log at ${path} (nothing has been recorded there yet)`);
-      const db = openDatabase(path, { readonly: true, driver: opts.driver });
+      const db = openDatabase(path, { readonly: true, driver: opts.driver, mmapBytes: opts.mmapBytes });
       try {
         checkReadableVersion(db, path);
       } catch (e) {
@@ -187,19 +193,19 @@ export class EventLog {
     let recovery: RecoveryReport | undefined;
     const recover = (reason: string) => {
       // Moves the file aside, carries every readable event over with its seq, records it.
-      recovery = recoverDamagedLog(path, reason, { driver: opts.driver, headFiles, payloadDir, openWritable: (p) => openWritable(p, opts.driver) });
+      recovery = recoverDamagedLog(path, reason, { driver: opts.driver, headFiles, payloadDir, openWritable: (p) => openWritable(p, opts.driver, opts.mmapBytes) });
       warn(recovery.message);
     };
-    const damage = inspectExisting(path, opts.driver);
+    const damage = inspectExisting(path, opts.driver, opts.mmapBytes);
     if (damage) recover(damage);
     let db: Database;
     try {
-      db = openWritable(path, opts.driver);
+      db = openWritable(path, opts.driver, opts.mmapBytes);
     } catch (e) {
       // Damage the read-only inspection could not see (it surfaced once writing began).
       if (recovery || !isCorruptionError(e)) throw e;
       recover(errorMessage(e));
-      db = openWritable(path, opts.driver);
+      db = openWritable(path, opts.driver, opts.mmapBytes);
     }
     const log = new EventLog(db, redactor, { ...opts, onWarning: warn }, path, payloadDir, recovery?.movedTo);
     log.recovery = recovery;
@@ -682,7 +688,7 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
  * re-verify is derived: `scroll reindex` (EventLog.rebuildIndex) rebuilds it from the events, and
  * `scroll check` (EventLog.verify) runs the full check on demand.
  */
-function inspectExisting(path: string, driver?: DriverChoice): string | undefined {
+function inspectExisting(path: string, driver?: DriverChoice, mmapBytes?: number): string | undefined {
   if (!existsSync(path)) return undefined;
   const size = statSync(path).size;
   if (size === 0) return undefined; // an empty file is an empty database to SQLite
@@ -697,7 +703,7 @@ function inspectExisting(path: string, driver?: DriverChoice): string | undefine
   if (size >= 100 && !head.equals(SQLITE_HEADER)) return 'file is not a database';
   let db: Database | undefined;
   try {
-    db = openDatabase(path, { readonly: true, driver });
+    db = openDatabase(path, { readonly: true, driver, mmapBytes });
     const problems = tableProblems(db);
     return problems.length ? `quick_check: ${problems.slice(0, 3).join('; ')}` : undefined;
   } catch (e) {
@@ -708,8 +714,8 @@ function inspectExisting(path: string, driver?: DriverChoice): string | undefine
   }
 }
 
-function openWritable(path: string, driver?: DriverChoice): Database {
-  const db = openDatabase(path, { driver });
+function openWritable(path: string, driver?: DriverChoice, mmapBytes?: number): Database {
+  const db = openDatabase(path, { driver, mmapBytes });
   try {
     withBusyRetry(() => db.exec('PRAGMA journal_mode = WAL'));
     db.exec('PRAGMA synchronous = NORMAL');

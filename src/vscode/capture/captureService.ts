@@ -9,9 +9,10 @@
  *   ("Capture" / "Not now" / "Never"); only sources set to true are read. Setting one to false stops
  *   following it; what was captured stays in the log.
  * - Following: `fs.watch` on the located folders (outside the workspace, where the editor's own file
- *   watcher does not reliably reach) triggers a look soon after a change; a poll every few seconds
- *   catches what a watcher misses (new folders, network file systems). Each look re-imports through
- *   `importFiles`, which skips unchanged files and appends each record once.
+ *   watcher does not reliably reach; the folders with the newest files first) triggers a look soon
+ *   after a change; a poll every few seconds catches what a watcher misses (new folders, network
+ *   file systems). Each look hands `importFiles` the files changed since this window imported them
+ *   (changedFiles.ts); it appends each record once.
  * - Untrusted workspaces: off (started when the workspace is trusted).
  * The "Scroll" output channel gets what capture does: sources, counts, paths; never content.
  */
@@ -24,6 +25,7 @@ import type { CaptureSource } from '../../core/capture/types';
 import type { LogService } from '../logService';
 import { errorText, out } from '../output';
 import type { ScrollServices } from '../services';
+import { byRecentChange, ChangedFiles } from './changedFiles';
 import { cwdForWorkspace, locateForWorkspace, type Located } from './captureLocate';
 import { answered, askMessage, planCapture, readCaptureSetting, sourceLabel, type CaptureSetting } from './capturePlan';
 
@@ -65,6 +67,14 @@ class CaptureService implements vscode.Disposable {
   private readonly asked = new Set<CaptureSource>();
   /** Per source, the files that record no working directory, last reported (logged when it changes). */
   private readonly noCwdReported = new Map<CaptureSource, number>();
+  /** Skip reasons already told in the output log (source and reason). */
+  private readonly skipReported = new Set<string>();
+  /** Per source, the files found to record no working directory (each look imports only changed files). */
+  private readonly noCwdFiles = new Map<CaptureSource, Set<string>>();
+  /** The files each look hands to the importer: those changed since this window imported them. */
+  private readonly changes = new ChangedFiles();
+  private lastLog: object | undefined;
+  private generation = 0;
   private startTimer: NodeJS.Timeout | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private soonTimer: NodeJS.Timeout | undefined;
@@ -152,7 +162,11 @@ class CaptureService implements vscode.Disposable {
     const toAsk = plan.ask.filter((s) => !this.asked.has(s));
     if (toAsk.length) void this.ask(toAsk, found);
 
-    this.watch(new Set([...this.following].flatMap((s) => located.get(s)?.dirs ?? [])));
+    const log = this.logs.log();
+    this.changes.setContext(`${scope.join('\n')}\n${log.path}\n${this.logGeneration(log)}`);
+    const changes = new Map([...this.following].map((s) => [s, this.changes.changes(s, located.get(s)?.files ?? [])]));
+    const newestIn = new Map([...changes.values()].flatMap((c) => [...c.newestIn]));
+    this.watch(byRecentChange([...new Set([...this.following].flatMap((s) => located.get(s)?.dirs ?? []))], newestIn));
     if (this.following.size) this.pollTimer ??= setInterval(() => this.lookSoon(0), POLL_MS);
     else if (this.pollTimer) {
       clearInterval(this.pollTimer);
@@ -162,21 +176,35 @@ class CaptureService implements vscode.Disposable {
     for (const source of this.following) {
       if (this.disposed) return;
       const spec = capture.SOURCES[source];
-      const files = located.get(source)?.files ?? [];
-      if (!spec || !files.length) continue;
+      const change = changes.get(source);
+      if (!spec || !change?.changed.length) continue;
       const cwdOf = (p: string) => cwdForWorkspace(source, p, { scope, workspaceStorage: this.workspaceStorage, sourceCwdOf: spec.cwdOf });
       let summary: ImportSummary;
       try {
-        summary = await capture.importFiles(this.logs.log(), spec.reader, files, { scope, cwdOf });
+        summary = await capture.importFiles(log, spec.reader, change.changed, { scope, cwdOf });
       } catch (e) {
         out.error(`capture: ${source}: import failed: ${errorText(e)}`);
         continue;
       }
-      this.report(source, summary);
+      this.changes.imported(source, change.stamps);
+      const noCwd = this.noCwdFiles.get(source) ?? new Set<string>();
+      for (const f of change.changed) noCwd.delete(f);
+      for (const f of summary.noCwd) noCwd.add(f);
+      this.noCwdFiles.set(source, noCwd);
+      this.report(source, summary, noCwd.size);
     }
   }
 
-  private report(source: CaptureSource, s: ImportSummary): void {
+  /** A number that changes when the service hands out another log object (reopened after a repair). */
+  private logGeneration(log: object): number {
+    if (log !== this.lastLog) {
+      this.lastLog = log;
+      this.generation++;
+    }
+    return this.generation;
+  }
+
+  private report(source: CaptureSource, s: ImportSummary, noCwdFiles: number): void {
     if (s.appended) {
       out.info(`capture: ${source}: ${s.appended} event(s) appended (${s.sessions} session(s), ${s.files - s.unchanged} changed file(s) of ${s.files}, ${s.present} already present)`);
       this.logs.notifyChanged();
@@ -186,9 +214,15 @@ class CaptureService implements vscode.Disposable {
       const where = s.problems.slice(0, 5).map((p) => (p.line !== undefined ? `${p.path}:${p.line}` : p.path));
       out.warn(`capture: ${source}: skipped ${s.problems.length} malformed record(s) or file(s): ${where.join(', ')}${s.problems.length > 5 ? ', …' : ''}`);
     }
-    if (s.noCwd.length !== (this.noCwdReported.get(source) ?? 0)) {
-      this.noCwdReported.set(source, s.noCwd.length);
-      if (s.noCwd.length) out.info(`capture: ${source}: ${s.noCwd.length} file(s) record no working directory and are not captured (import them with \`scroll import ${source} --path …\`)`);
+    for (const x of s.skipped) {
+      // Once per window and reason: Scroll's own chat files change with every @scroll turn.
+      if (this.skipReported.has(`${source}\n${x.reason}`)) continue;
+      this.skipReported.add(`${source}\n${x.reason}`);
+      out.info(`capture: ${source}: skipped ${x.records} record(s): ${x.reason}`);
+    }
+    if (noCwdFiles !== (this.noCwdReported.get(source) ?? 0)) {
+      this.noCwdReported.set(source, noCwdFiles);
+      if (noCwdFiles) out.info(`capture: ${source}: ${noCwdFiles} file(s) record no working directory and are not captured (import them with \`scroll import ${source} --path …\`)`);
     }
   }
 
@@ -212,8 +246,9 @@ class CaptureService implements vscode.Disposable {
     }
   }
 
-  /** Watches exactly `dirs` (up to the cap): new folders get a watcher, folders no longer wanted lose theirs. */
-  private watch(dirs: Set<string>): void {
+  /** Watches the first `dirs` (up to the cap): new folders get a watcher, folders no longer wanted lose theirs. */
+  private watch(ordered: readonly string[]): void {
+    const dirs = new Set(ordered.slice(0, MAX_WATCHED_DIRS));
     for (const [dir, w] of this.watchers) {
       if (!dirs.has(dir)) {
         w.close();

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readCopilotChat, replayChatMutationLog } from '../../../src/core/capture/copilotChat';
+import { readCopilotChat, replayChatMutationLog, SCROLL_OWN_TURNS, SCROLL_PARTICIPANT_ID } from '../../../src/core/capture/copilotChat';
 import { locateCopilotChat, locateCopilotEmptyWindowChats, workspaceStorageFor } from '../../../src/core/capture/readerDiscovery';
 import type { CapturedEvent } from '../../../src/core/capture/types';
 
@@ -119,24 +119,75 @@ function assertIdsStableAndUnique(path: string) {
   assert.equal(new Set(ids).size, ids.length, 'record ids are unique');
 }
 
-test('copilot: the real code-server session (mutation log, version 3) maps every request, part, tool call and output once', () => {
+/** A session log's lines with each request's agent id that is `from` changed to `to` (and nothing else changed). */
+function withAgent(text: string, from: string, to: string, only?: (requestId: string) => boolean): string {
+  const visit = (x: unknown): void => {
+    if (Array.isArray(x)) x.forEach(visit);
+    else if (x && typeof x === 'object') {
+      const o = x as J;
+      if (typeof o.requestId === 'string' && o.agent?.id === from && (!only || only(o.requestId))) o.agent.id = to;
+      Object.values(o).forEach(visit);
+    }
+  };
+  return text.split('\n').map((line) => {
+    if (!line.trim()) return line;
+    const e = JSON.parse(line);
+    visit(e);
+    return JSON.stringify(e);
+  }).join('\n');
+}
+
+test('copilot: the real code-server session holds only @scroll requests: skipped (Scroll logged those turns itself) and counted with why', () => {
   const text = readFileSync(REAL, 'utf8');
   const out = read(REAL, text);
   assert.deepEqual(out.problems, []);
+  const state = oracleState(text);
+  assert.ok(state.requests.length >= 2);
+  assert.ok(state.requests.every((r: J) => r.agent?.id === 'scroll.agent'), 'the fixture is a session of Scroll\'s own participant');
+  assert.deepEqual(out.events, [], 'no event: not even the session header');
+  assert.deepEqual(out.skipped, [{ reason: SCROLL_OWN_TURNS, records: state.requests.length }]);
+  assert.match(SCROLL_OWN_TURNS, /@scroll .*scroll\.agent/);
+  const pkg = JSON.parse(readFileSync(join(__dirname, '../../../../package.json'), 'utf8'));
+  assert.deepEqual(pkg.contributes.chatParticipants.map((c: J) => c.id), [SCROLL_PARTICIPANT_ID], "the id is Scroll's participant's");
+});
+
+test('copilot: the real code-server session (mutation log, version 3), answered by another participant, maps every request, part, tool call and output once', () => {
+  const text = withAgent(readFileSync(REAL, 'utf8'), 'scroll.agent', 'github.copilot.editsAgent');
+  const out = read(REAL, text);
+  assert.deepEqual(out.problems, []);
+  assert.equal(out.skipped, undefined);
   const state = oracleState(text);
   assert.equal(state.version, 3);
   assert.ok(state.requests.length >= 2);
   assertFaithful(state, out.events);
   for (const e of out.events) assert.equal(e.session, 'copilot-chat:9bff5b6f-dba8-4eb6-adbb-c025d6cf1f48');
   const call = out.events.find((e) => e.kind === 'tool_call' && e.name === 'scroll_readFile')!;
-  assert.equal(call.meta?.agentId, 'scroll.agent');
+  assert.equal(call.meta?.agentId, 'github.copilot.editsAgent');
   assert.equal(call.meta?.modelId, 'scripted/scripted-model');
   const first = out.events.find((e) => e.kind === 'user_message')!;
   assert.equal(first.ts, new Date(state.requests[0].timestamp).toISOString());
   const response = out.events.find((e) => e.name === 'copilot.response')!;
   assert.deepEqual(response.meta?.timings, state.requests[0].result.timings);
   assert.deepEqual(JSON.parse(response.content).followups, state.requests[0].followups);
-  assertIdsStableAndUnique(REAL);
+  const a = read(REAL, text);
+  const b = read(REAL, text);
+  assert.deepEqual(a, b, 'two reads give the same events');
+  assert.equal(new Set(a.events.map((e) => e.recordId)).size, a.events.length, 'record ids are unique');
+});
+
+test('copilot: in a session with both, only the @scroll requests are skipped; the others keep their record ids', () => {
+  const text = readFileSync(OURS, 'utf8');
+  const firstId = oracleState(text).requests[0].requestId;
+  const mixed = withAgent(text, 'github.copilot.editsAgent', SCROLL_PARTICIPANT_ID, (id) => id === firstId);
+  const all = read(OURS, text);
+  const out = read(OURS, mixed);
+  assert.deepEqual(out.problems, []);
+  assert.deepEqual(out.skipped, [{ reason: SCROLL_OWN_TURNS, records: 1 }]);
+  assert.ok(!out.events.some((e) => e.recordId.startsWith(firstId)), 'nothing of the @scroll request');
+  const kept = all.events.filter((e) => !e.recordId.startsWith(firstId));
+  assert.ok(kept.some((e) => e.kind === 'user_message'));
+  assert.deepEqual(out.events.map((e) => e.recordId), kept.map((e) => e.recordId));
+  assert.ok(out.events.some((e) => e.name === 'copilot.session'), 'the session header stays');
 });
 
 test('copilot: our mutation log: every part kind, images as binaries, a streaming reply waits, queued requests kept', () => {

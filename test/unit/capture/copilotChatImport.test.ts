@@ -9,6 +9,7 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importFiles, SOURCES } from '../../../src/core/capture';
+import { SCROLL_OWN_TURNS } from '../../../src/core/capture/copilotChat';
 import { capturedEvents, FIXTURES, missingOrDoubled, openLog, type Expected } from './captureTestKit';
 
 const CHATS = join(FIXTURES, 'copilot-chat');
@@ -30,14 +31,21 @@ function setup() {
   return { home, mine, dbPath: join(dir, 'ws', '.scroll', 'scroll.db'), dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** How many requests of the real code-server session Scroll's own participant answered (all of them). */
+function ownRequests(): number {
+  let n = 0;
+  for (const line of readFileSync(join(CHATS, '9bff5b6f-dba8-4eb6-adbb-c025d6cf1f48.jsonl'), 'utf8').split('\n').filter(Boolean)) {
+    const e = JSON.parse(line);
+    if (e.kind === 2 && e.k.join() === 'requests') n += e.v.filter((r: Record<string, any>) => r.agent?.id === 'scroll.agent').length;
+  }
+  return n;
+}
+
 /** Messages and replies the fixtures hold, read from their own JSON (the last request of ours is still streaming). */
 function expected(): Expected[] {
   const out: Expected[] = [];
+  // 9bff5b6f-….jsonl holds only requests of Scroll's own @scroll participant: none is captured.
   const requests: Array<Record<string, any>> = [];
-  for (const line of readFileSync(join(CHATS, '9bff5b6f-dba8-4eb6-adbb-c025d6cf1f48.jsonl'), 'utf8').split('\n').filter(Boolean)) {
-    const e = JSON.parse(line);
-    if (e.kind === 2 && e.k.join() === 'requests') requests.push(...e.v);
-  }
   requests.push(JSON.parse(readFileSync(join(CHATS, 'flat-v3.json'), 'utf8')).requests[0]);
   requests.push(JSON.parse(readFileSync(join(CHATS, 'export.json'), 'utf8')).requests[0]);
   for (const r of requests) {
@@ -70,6 +78,8 @@ test('copilot chat import: the workspace\'s sessions once, byte-exact after reda
     const events = capturedEvents(log);
     assert.equal(first.appended, events.length);
     assert.deepEqual(missingOrDoubled(events, expected()), []);
+    assert.deepEqual(first.skipped, [{ reason: SCROLL_OWN_TURNS, records: ownRequests() }], "Scroll's own turns are skipped, and the summary says why");
+    assert.ok(!events.some((e) => e.session === 'copilot-chat:9bff5b6f-dba8-4eb6-adbb-c025d6cf1f48' || e.meta.agentId === 'scroll.agent'));
     assert.ok(events.every((e) => e.meta.source === 'copilot-chat' && e.session.startsWith('copilot-chat:')));
     const image = events.find((e) => e.name === 'image' && e.role === 'user')!;
     assert.match(image.content, /^\[image\/png, 8 bytes: payload [0-9a-f]{64}\]$/);

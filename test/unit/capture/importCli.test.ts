@@ -4,6 +4,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIXTURES, capturedEvents, fakeHome, openLog } from './captureTestKit';
+import { EventLog } from '../../../src/core/log/eventLog';
+import { MMAP_BYTES } from '../../../src/core/db';
 
 const CLI = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
 const SESSION = '5f0e2a41-7c3b-4d8e-9a10-2b6c8d4e1f01';
@@ -38,6 +40,43 @@ test('scroll import --all: the sources under $HOME, scoped to the workspace; aga
     assert.match(again.stdout, /claude-code: 3 file\(s\) \(2 unchanged\), 0 session\(s\), 0 event\(s\) appended/);
     assert.match(again.stdout, /codex: .* 0 event\(s\) appended/);
     assert.match(again.stdout, /record no working directory \(import them with --path\)/);
+  } finally {
+    h.dispose();
+  }
+});
+
+test("scroll import copilot-chat: a session of Scroll's own @scroll participant appends nothing, and the summary says what was skipped and why", () => {
+  const h = fakeHome();
+  try {
+    const real = join(FIXTURES, 'copilot-chat', '9bff5b6f-dba8-4eb6-adbb-c025d6cf1f48.jsonl');
+    const text = scroll(h.home, ['import', 'copilot-chat', '--path', real, '--db', h.dbPath]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /copilot-chat: 1 file\(s\) \(0 unchanged\), 0 session\(s\), 0 event\(s\) appended/);
+    assert.match(text.stdout, /\n {2}skipped 4 record\(s\): requests answered by Scroll's own @scroll participant \(scroll\.agent\): the log records those turns itself\n/);
+    const log = openLog(h.dbPath);
+    try {
+      assert.equal(capturedEvents(log).length, 0);
+    } finally {
+      log.close();
+    }
+    const json = scroll(h.home, ['import', 'copilot-chat', '--path', real, '--db', h.dbPath, '--json']);
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual(JSON.parse(json.stdout).sources[0].skipped, [], 'unchanged since: not read again');
+  } finally {
+    h.dispose();
+  }
+});
+
+test('a log opened with mmapBytes 0 (as scroll import opens it) reads without a memory map; other opens keep the map', () => {
+  const h = fakeHome();
+  try {
+    const mapped = openLog(h.dbPath);
+    const mmap = (log: { database: { prepare(q: string): { get(): unknown } } }) => Object.values(log.database.prepare('PRAGMA mmap_size').get() as object)[0];
+    assert.equal(mmap(mapped), MMAP_BYTES);
+    mapped.close();
+    const unmapped = EventLog.open({ path: h.dbPath, mmapBytes: 0, onWarning: () => undefined });
+    assert.equal(mmap(unmapped), 0);
+    unmapped.close();
   } finally {
     h.dispose();
   }

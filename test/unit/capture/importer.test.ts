@@ -128,6 +128,45 @@ test('two importers at once (two processes on one log) append each record once',
   }
 });
 
+test('two EventLog handles on one log in one process (two windows sharing an extension host) import at once: each record once', async () => {
+  const h = fakeHome();
+  const a = openLog(h.dbPath);
+  const b = openLog(h.dbPath);
+  try {
+    const n = 3000;
+    const rows: string[] = [];
+    // Every seventh record is large, so chunks write payload files (their sync is awaited inside a chunk's transaction).
+    for (let i = 0; i < n; i++) rows.push(userLine(`h-${i}`, `handle record ${i} ${'y'.repeat(i % 7 === 0 ? 9000 : 20)}`));
+    // Each handle reads copies of its own, so cursors cannot help: only the database's key can.
+    const files = ['one.jsonl', 'two.jsonl', 'three.jsonl', 'four.jsonl'].map((f) => join(h.home, f));
+    for (const f of files) writeFileSync(f, rows.join('\n') + '\n');
+    const opts = { chunkEvents: 50 }; // many chunks, each a transaction
+    const [sa, sb] = await Promise.all([
+      importFiles(a, claudeCodeReader, files.slice(0, 2), opts),
+      importFiles(b, claudeCodeReader, files.slice(2).reverse(), opts),
+    ]);
+    assert.deepEqual([sa.problems, sb.problems], [[], []]);
+    assert.equal(sa.appended + sb.appended, n, 'each record appended by one of them');
+    assert.equal(sa.appended + sa.present, 2 * n, 'a read every record of both files');
+    assert.equal(sb.appended + sb.present, 2 * n, 'b read every record of both files');
+    for (const log of [a, b]) {
+      const events = capturedEvents(log);
+      assert.equal(events.length, n);
+      assert.equal(new Set(events.map((e) => (e.meta.capture as { record: string }).record)).size, n);
+      assert.equal(Number(log.database.prepare('SELECT count(*) AS n FROM capture_records').get().n), n);
+      assert.equal(Number(log.database.prepare('SELECT count(*) AS n FROM capture_records r JOIN events e ON e.seq = r.seq').get().n), n, 'every claim names its event');
+    }
+    assert.equal(a.verify().ok, true);
+    // Again from either handle: nothing new.
+    const again = await Promise.all([importFiles(a, claudeCodeReader, files, opts), importFiles(b, claudeCodeReader, files, opts)]);
+    assert.deepEqual(again.map((s) => [s.appended, s.unchanged]), [[0, 4], [0, 4]]);
+  } finally {
+    a.close();
+    b.close();
+    h.dispose();
+  }
+});
+
 test('the capture tables are derived: rebuilt from the log, importing again still appends nothing', async () => {
   const h = fakeHome();
   const log = openLog(h.dbPath);

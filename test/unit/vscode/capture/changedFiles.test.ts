@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { byRecentChange, ChangedFiles } from '../../../../src/vscode/capture/changedFiles';
+
+test('a look hands over only files new or changed since this window imported them; another scope or log starts over', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-changed-'));
+  try {
+    const a = join(dir, 'a.jsonl');
+    const b = join(dir, 'b.jsonl');
+    writeFileSync(a, '{"x":1}\n');
+    writeFileSync(b, '{"x":2}\n');
+    const c = new ChangedFiles();
+    c.setContext('/work/proj\nlog');
+    const first = c.changes('codex', [a, b]);
+    assert.deepEqual(first.changed, [a, b], 'nothing imported yet: all');
+    assert.deepEqual(c.changes('codex', [a, b]).changed, [a, b], 'not recorded before the import succeeded');
+    c.imported('codex', first.stamps);
+    assert.deepEqual(c.changes('codex', [a, b]).changed, [], 'unchanged since imported');
+    assert.deepEqual(c.changes('claude-code', [a]).changed, [a], 'per source');
+
+    appendFileSync(b, '{"x":3}\n');
+    const grown = c.changes('codex', [a, b]);
+    assert.deepEqual(grown.changed, [b], 'a grown file');
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(a, later, later);
+    assert.deepEqual(c.changes('codex', [a, b]).changed, [a, b], 'a touched file (same size) too');
+    c.imported('codex', c.changes('codex', [a, b]).stamps);
+
+    const d = join(dir, 'd.jsonl');
+    writeFileSync(d, '{}\n');
+    assert.deepEqual(c.changes('codex', [a, b, d]).changed, [d], 'a new file');
+    c.setContext('/work/proj\nlog');
+    assert.deepEqual(c.changes('codex', [a, b]).changed, [], 'same context: stamps kept');
+    c.setContext('/work/proj\n/work/lib\nlog');
+    assert.deepEqual(c.changes('codex', [a, b]).changed, [a, b], 'another scope: every file again (out-of-scope sessions may be in it now)');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('watched folders: those without located files first, then the folder with the newest file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-changed-'));
+  try {
+    const days = ['2025/01/01', '2025/06/01', '2025/03/01'].map((d) => join(dir, d));
+    days.forEach((d, i) => {
+      mkdirSync(d, { recursive: true });
+      const f = join(d, 'rollout.jsonl');
+      writeFileSync(f, '{}\n');
+      const t = new Date(Date.UTC(2025, i * 3, 1));
+      utimesSync(f, t, t);
+    });
+    const c = new ChangedFiles();
+    const { newestIn } = c.changes('codex', days.map((d) => join(d, 'rollout.jsonl')));
+    assert.deepEqual(byRecentChange([...days, dir], newestIn), [dir, days[2], days[1], days[0]]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

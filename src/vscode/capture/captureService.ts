@@ -12,7 +12,9 @@
  *   watcher does not reliably reach; the folders with the newest files first) triggers a look soon
  *   after a change; a poll every few seconds catches what a watcher misses (new folders, network
  *   file systems). Each look hands `importFiles` the files changed since this window imported them
- *   (changedFiles.ts); it appends each record once.
+ *   (changedFiles.ts); it appends each record once. Files unchanged for a while are stat'ed on every
+ *   tenth look or when their folder's watcher fires, so an idle window with thousands of other
+ *   projects' sessions costs little (bench/capturePoll.bench.mjs).
  * - Untrusted workspaces: off (started when the workspace is trusted).
  * The "Scroll" output channel gets what capture does: sources, counts, paths; never content.
  */
@@ -39,6 +41,8 @@ const START_DELAY_MS = 2000;
 const POLL_MS = 3000;
 /** After a watcher fires, before the look (a writer's burst of appends becomes one import). */
 const DEBOUNCE_MS = 250;
+/** One look in this many stats every located file; the others skip files unchanged for a while (changedFiles.ts). */
+const FULL_LOOK_EVERY = 10;
 /** At most this many folders watched (each is an inotify watch); the poll covers the rest. */
 const MAX_WATCHED_DIRS = 256;
 const SETTING = 'capture.sources';
@@ -75,6 +79,9 @@ class CaptureService implements vscode.Disposable {
   private readonly changes = new ChangedFiles();
   private lastLog: object | undefined;
   private generation = 0;
+  private looks = 0;
+  /** Folders whose watcher fired since the last look. */
+  private fired = new Set<string>();
   private startTimer: NodeJS.Timeout | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private soonTimer: NodeJS.Timeout | undefined;
@@ -164,7 +171,10 @@ class CaptureService implements vscode.Disposable {
 
     const log = this.logs.log();
     this.changes.setContext(`${scope.join('\n')}\n${log.path}\n${this.logGeneration(log)}`);
-    const changes = new Map([...this.following].map((s) => [s, this.changes.changes(s, located.get(s)?.files ?? [])]));
+    // Every few looks (and the first) a full one; between them cold files are stat'ed only when their folder's watcher fired.
+    const look = { full: this.looks++ % FULL_LOOK_EVERY === 0, fired: this.fired };
+    this.fired = new Set();
+    const changes = new Map([...this.following].map((s) => [s, this.changes.changes(s, located.get(s)?.files ?? [], look)]));
     const newestIn = new Map([...changes.values()].flatMap((c) => [...c.newestIn]));
     this.watch(byRecentChange([...new Set([...this.following].flatMap((s) => located.get(s)?.dirs ?? []))], newestIn));
     if (this.following.size) this.pollTimer ??= setInterval(() => this.lookSoon(0), POLL_MS);
@@ -259,7 +269,10 @@ class CaptureService implements vscode.Disposable {
       if (this.watchers.size >= MAX_WATCHED_DIRS) break;
       if (this.watchers.has(dir)) continue;
       try {
-        const w = fs.watch(dir, { persistent: false }, () => this.lookSoon());
+        const w = fs.watch(dir, { persistent: false }, () => {
+          this.fired.add(dir);
+          this.lookSoon();
+        });
         w.on('error', () => {
           w.close();
           this.watchers.delete(dir); // the poll covers it; the next look may watch it again

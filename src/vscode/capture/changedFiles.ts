@@ -5,7 +5,11 @@
  * file on every poll, which for a history of thousands of session files (a heavy user's
  * ~/.codex/sessions) is most of what an idle window spends on capture (bench/capturePoll.bench.mjs).
  * What this window has not imported yet, or imported under another scope or into another log, is
- * handed over whole, so nothing is skipped that the importer would read. Plain Node, no `vscode`.
+ * handed over whole, so nothing is skipped that the importer would read.
+ * Backing off: a file unchanged for COLD_AFTER_MS is not even stat'ed on every look, only on a full
+ * one (the caller's every few looks) or when a watcher fired for its folder; an old session that
+ * resumes is then seen by its folder's watcher at once, or by the next full look.
+ * Plain Node, no `vscode`.
  */
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -14,14 +18,31 @@ export interface FileChanges {
   /** The files to import now, in the order located. */
   changed: string[];
   /** Size and mtime of each changed file as seen now: recorded by `imported()` once the import succeeded. */
-  stamps: Map<string, string>;
+  stamps: Map<string, { stamp: string; mtimeMs: number }>;
   /** Newest modification time of the files in each folder (for watching the busiest folders first). */
   newestIn: Map<string, number>;
 }
 
+/** A file whose last change is older than this is cold: stat'ed on full looks and when its folder's watcher fires. */
+export const COLD_AFTER_MS = 10 * 60_000;
+
+export interface LookKind {
+  /** Stat every file (else cold files are taken as unchanged). */
+  full: boolean;
+  /** Folders a watcher reported a change in since the last look: their files are stat'ed. */
+  fired?: ReadonlySet<string>;
+  /** Now, for telling cold files (ms since the epoch). */
+  now?: number;
+}
+
+interface Seen {
+  stamp: string;
+  mtimeMs: number;
+}
+
 export class ChangedFiles {
-  /** Per source: file → "size:mtime" when this window last imported it. */
-  private readonly seen = new Map<string, Map<string, string>>();
+  /** Per source: file → its "size:mtime" and mtime when this window last imported it. */
+  private readonly seen = new Map<string, Map<string, Seen>>();
   /** What the stamps were recorded for (the workspace folders and the log): another context starts over. */
   private context = '';
 
@@ -32,30 +53,39 @@ export class ChangedFiles {
     this.seen.clear();
   }
 
-  changes(source: string, files: readonly string[]): FileChanges {
+  changes(source: string, files: readonly string[], look: LookKind = { full: true }): FileChanges {
     const seen = this.seen.get(source);
+    const now = look.now ?? Date.now();
     const changed: string[] = [];
-    const stamps = new Map<string, string>();
+    const stamps = new Map<string, Seen>();
     const newestIn = new Map<string, number>();
+    const newest = (dir: string, t: number) => {
+      if (t > (newestIn.get(dir) ?? -Infinity)) newestIn.set(dir, t);
+    };
     for (const f of files) {
-      let stamp = 'missing';
+      const dir = dirname(f);
+      const before = seen?.get(f);
+      if (before && !look.full && now - before.mtimeMs > COLD_AFTER_MS && !look.fired?.has(dir)) {
+        newest(dir, before.mtimeMs);
+        continue;
+      }
+      let seenNow: Seen = { stamp: 'missing', mtimeMs: -Infinity };
       try {
         const st = statSync(f);
-        stamp = `${st.size}:${st.mtimeMs}`;
-        const dir = dirname(f);
-        if (st.mtimeMs > (newestIn.get(dir) ?? -Infinity)) newestIn.set(dir, st.mtimeMs);
+        seenNow = { stamp: `${st.size}:${st.mtimeMs}`, mtimeMs: st.mtimeMs };
+        newest(dir, st.mtimeMs);
       } catch {
         // gone since it was located: the importer reports it
       }
-      if (seen?.get(f) === stamp) continue;
+      if (before?.stamp === seenNow.stamp) continue;
       changed.push(f);
-      stamps.set(f, stamp);
+      stamps.set(f, seenNow);
     }
     return { changed, stamps, newestIn };
   }
 
   /** The import of these files succeeded: until they change, later looks leave them out. */
-  imported(source: string, stamps: Map<string, string>): void {
+  imported(source: string, stamps: FileChanges['stamps']): void {
     let seen = this.seen.get(source);
     if (!seen) this.seen.set(source, (seen = new Map()));
     for (const [f, stamp] of stamps) seen.set(f, stamp);

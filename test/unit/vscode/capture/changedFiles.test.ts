@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { byRecentChange, ChangedFiles } from '../../../../src/vscode/capture/changedFiles';
+import { byRecentChange, ChangedFiles, COLD_AFTER_MS } from '../../../../src/vscode/capture/changedFiles';
 
 test('a look hands over only files new or changed since this window imported them; another scope or log starts over', () => {
   const dir = mkdtempSync(join(tmpdir(), 'scroll-changed-'));
@@ -36,6 +36,32 @@ test('a look hands over only files new or changed since this window imported the
     assert.deepEqual(c.changes('codex', [a, b]).changed, [], 'same context: stamps kept');
     c.setContext('/work/proj\n/work/lib\nlog');
     assert.deepEqual(c.changes('codex', [a, b]).changed, [a, b], 'another scope: every file again (out-of-scope sessions may be in it now)');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('backing off: a file unchanged for a while is stat\'ed on full looks and when its folder\'s watcher fired', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-changed-'));
+  try {
+    const old = join(dir, 'old', 'rollout.jsonl');
+    const hot = join(dir, 'hot', 'rollout.jsonl');
+    for (const f of [old, hot]) {
+      mkdirSync(join(f, '..'), { recursive: true });
+      writeFileSync(f, '{}\n');
+    }
+    const now = Date.now();
+    const longAgo = new Date(now - COLD_AFTER_MS - 60_000);
+    utimesSync(old, longAgo, longAgo);
+    const c = new ChangedFiles();
+    c.imported('codex', c.changes('codex', [old, hot], { full: true, now }).stamps);
+    appendFileSync(old, '{"resumed":1}\n');
+    const later = new Date(now - COLD_AFTER_MS - 30_000); // still cold by its new mtime (set back), changed in size
+    utimesSync(old, later, later);
+    appendFileSync(hot, '{"more":1}\n');
+    assert.deepEqual(c.changes('codex', [old, hot], { full: false, now }).changed, [hot], 'between full looks a cold file is not stat\'ed');
+    assert.deepEqual(c.changes('codex', [old, hot], { full: false, now, fired: new Set([join(dir, 'old')]) }).changed, [old, hot], 'its folder\'s watcher fired');
+    assert.deepEqual(c.changes('codex', [old, hot], { full: true, now }).changed, [old, hot], 'a full look');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -34,7 +34,7 @@ const { parseQuery } = require(join(core, 'search', 'index.js'));
 const { FTS_TOKENIZE, MIGRATIONS } = require(join(core, 'log', 'schema.js'));
 const { buildIndexDocument } = require(join(core, 'search', 'indexText.js'));
 const { splitCompound } = require(join(core, 'search', 'tokens.js'));
-const { BM25_WEIGHTS } = require(join(core, 'search', 'search.js'));
+const { BM25_WEIGHTS } = require(join(core, 'search', 'constants.js'));
 const Database = require('better-sqlite3');
 
 const dir = mkdtempSync(join(tmpdir(), 'scroll-parts-bench-'));

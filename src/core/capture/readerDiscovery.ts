@@ -10,6 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { CLINE_CWD_PATTERN, CLINE_EXTENSION_IDS, CLINE_TASK_FILES, clineReader, type ClineFamilySource } from './cline';
 import { copilotChatReader } from './copilotChat';
 import { geminiProjectHash, geminiProjectOfPath, geminiReader } from './gemini';
@@ -61,23 +62,56 @@ export function locateCopilotEmptyWindowChats(globalStorage: string): string[] {
   return filesIn(path.join(globalStorage, 'emptyWindowChatSessions'), CHAT_FILE);
 }
 
-/** The workspace storage folders (under the given user-data folders) whose `workspace.json` names `folder`. */
+/**
+ * The workspace storage folders (under the given user-data folders) that belong to `folder`: their
+ * `workspace.json` names it, or names a multi-root workspace file (`.code-workspace`) listing it.
+ */
 export function workspaceStorageFor(userDataDirs: string[], folder: string): string[] {
   const want = path.resolve(folder);
   const found: string[] = [];
   for (const root of userDataDirs) {
     for (const dir of dirsIn(path.join(root, 'User', 'workspaceStorage'))) {
-      let ws: unknown;
-      try {
-        ws = JSON.parse(fs.readFileSync(path.join(dir, 'workspace.json'), 'utf8'));
-      } catch {
-        continue;
-      }
-      const uri = ws && typeof ws === 'object' ? (ws as { folder?: unknown }).folder : undefined;
-      if (typeof uri === 'string' && uri.startsWith('file://') && path.resolve(fileUriToPath(uri)) === want) found.push(dir);
+      if (storageFolders(dir).some((f) => path.resolve(f) === want)) found.push(dir);
     }
   }
   return found;
+}
+
+/**
+ * The folders a workspace storage folder belongs to, from its `workspace.json`: `{folder}` for a
+ * folder, `{workspace}` for a multi-root workspace, whose `.code-workspace` file (JSON with
+ * comments) lists its folders by `path` (relative to that file) or by `uri`. Only `file:` folders;
+ * none when the storage names none (code-server writes no workspace.json) or cannot be read.
+ */
+export function storageFolders(storage: string): string[] {
+  let ws: unknown;
+  try {
+    ws = JSON.parse(fs.readFileSync(path.join(storage, 'workspace.json'), 'utf8'));
+  } catch {
+    return [];
+  }
+  if (!ws || typeof ws !== 'object') return [];
+  const { folder, workspace } = ws as { folder?: unknown; workspace?: unknown };
+  if (typeof folder === 'string') return folder.startsWith('file://') ? [fileUriToPath(folder)] : [];
+  if (typeof workspace !== 'string' || !workspace.startsWith('file://')) return [];
+  const file = fileUriToPath(workspace);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const errors: ParseError[] = [];
+  const config = parseJsonc(text, errors, { allowTrailingComma: true }) as { folders?: unknown } | undefined;
+  if (!config || !Array.isArray(config.folders)) return [];
+  const out: string[] = [];
+  for (const entry of config.folders as unknown[]) {
+    if (!entry || typeof entry !== 'object') continue;
+    const { path: p, uri } = entry as { path?: unknown; uri?: unknown };
+    if (typeof p === 'string') out.push(path.resolve(path.dirname(file), p));
+    else if (typeof uri === 'string' && uri.startsWith('file://')) out.push(fileUriToPath(uri));
+  }
+  return out;
 }
 
 /** Task files of one Cline-family extension under a global storage folder. */
@@ -112,15 +146,17 @@ export function locateGemini(home: string, projectRoots?: string[]): string[] {
   return out;
 }
 
-/** The workspace folder a chat session file's storage folder belongs to (`<storage>/workspace.json`). */
-export function copilotChatCwd(file: string): string | undefined {
-  const storage = path.dirname(path.dirname(file));
-  try {
-    const ws = JSON.parse(fs.readFileSync(path.join(storage, 'workspace.json'), 'utf8')) as { folder?: unknown };
-    return typeof ws.folder === 'string' && ws.folder.startsWith('file://') ? fileUriToPath(ws.folder) : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * The workspace folder a chat session file's storage folder belongs to (`<storage>/workspace.json`,
+ * see storageFolders): of a multi-root workspace's folders, the first inside `scope` when one is.
+ */
+export function copilotChatCwd(file: string, scope?: readonly string[]): string | undefined {
+  const folders = storageFolders(path.dirname(path.dirname(file)));
+  const inScope = (f: string) => (scope ?? []).some((s) => {
+    const rel = path.relative(path.resolve(s), path.resolve(f));
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  });
+  return folders.find(inScope) ?? folders[0];
 }
 
 /** The head of a file (the environment details sit in a task's first request). */
@@ -173,7 +209,7 @@ export const COPILOT_CHAT_SOURCE: CaptureSourceSpec = {
     const folders = o.workspaceStorage ? [o.workspaceStorage] : (o.scope ?? []).flatMap((f) => workspaceStorageFor(userDataDirs(o), f));
     return [...new Set(folders)].flatMap(locateCopilotChat);
   },
-  cwdOf: (p) => copilotChatCwd(p),
+  cwdOf: (p, scope) => copilotChatCwd(p, scope),
 };
 
 function clineSource(source: ClineFamilySource): CaptureSourceSpec {

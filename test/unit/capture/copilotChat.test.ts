@@ -9,9 +9,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { readCopilotChat, replayChatMutationLog, SCROLL_OWN_TURNS, SCROLL_PARTICIPANT_ID } from '../../../src/core/capture/copilotChat';
-import { locateCopilotChat, locateCopilotEmptyWindowChats, workspaceStorageFor } from '../../../src/core/capture/readerDiscovery';
+import { copilotChatCwd, locateCopilotChat, locateCopilotEmptyWindowChats, workspaceStorageFor } from '../../../src/core/capture/readerDiscovery';
 import type { CapturedEvent } from '../../../src/core/capture/types';
 
 const DIR = join(__dirname, '../../../../test/fixtures/capture/copilot-chat');
@@ -289,6 +290,45 @@ test('copilot: discovery lists a workspace storage folder\'s chat sessions and f
     assert.deepEqual(locateCopilotChat(ws), [join(ws, 'chatSessions', 's0.json'), join(ws, 'chatSessions', 's1.jsonl')]);
     assert.deepEqual(locateCopilotEmptyWindowChats(join(userData, 'User', 'globalStorage')), [join(empty, 'e1.json')]);
     assert.deepEqual(locateCopilotChat(join(root, 'nowhere')), []);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('copilot: a multi-root workspace\'s storage folder belongs to every folder its .code-workspace lists (JSON with comments)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'scroll-copilot-multi-'));
+  try {
+    const userData = join(root, 'Code');
+    const ws = join(userData, 'User', 'workspaceStorage', 'multi1');
+    mkdirSync(join(ws, 'chatSessions'), { recursive: true });
+    const wsFile = join(root, 'projects', 'shop.code-workspace');
+    mkdirSync(dirname(wsFile), { recursive: true });
+    writeFileSync(wsFile, [
+      '{',
+      '  // the shop and its API, side by side',
+      '  "folders": [',
+      '    { "path": "web" },',
+      '    { "name": "api", "uri": "file:///srv/shop%20api" }, /* absolute, by uri */',
+      '    { "uri": "vscode-vfs://github/x/y" },',
+      '  ],',
+      '  "settings": {},',
+      '}',
+    ].join('\n'));
+    writeFileSync(join(ws, 'workspace.json'), JSON.stringify({ workspace: pathToFileURL(wsFile).href }));
+    const chat = join(ws, 'chatSessions', 's1.jsonl');
+    writeFileSync(chat, '');
+    const web = join(root, 'projects', 'web');
+    assert.deepEqual(workspaceStorageFor([userData], web), [ws]);
+    assert.deepEqual(workspaceStorageFor([userData], '/srv/shop api'), [ws]);
+    assert.deepEqual(workspaceStorageFor([userData], '/srv/elsewhere'), []);
+    assert.equal(copilotChatCwd(chat, ['/srv/shop api']), '/srv/shop api');
+    assert.equal(copilotChatCwd(chat, [join(web, 'src')]), web, 'no folder inside the scope: the first folder');
+    assert.equal(copilotChatCwd(chat), web);
+    // A workspace file that is gone, or a storage folder naming none (code-server writes no workspace.json).
+    rmSync(wsFile);
+    assert.equal(copilotChatCwd(chat), undefined);
+    rmSync(join(ws, 'workspace.json'));
+    assert.equal(copilotChatCwd(chat), undefined);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -48,6 +48,7 @@ LEAD_CHARS = _C["LEAD_CHARS"]
 MAX_WINDOW_STARTS = _C["MAX_WINDOW_STARTS"]
 MAX_WORD_EXTENSION = _C["MAX_WORD_EXTENSION"]
 STOP_WORDS = frozenset(_C["STOP_WORDS"])
+IRREGULAR_FORMS = tuple(_C["IRREGULAR_FORMS"])  # query.ts
 CJK_RANGES = tuple(tuple(int(x, 16) for x in r.split("-")) for r in _C["CJK_RANGES"])
 CJK_PHRASE_MAX = _C["CJK_PHRASE_MAX"]
 INDEX_VERSION = _C["INDEX_VERSION"]  # of the index text TypeScript writes; scroll_meta 'index_version'
@@ -326,6 +327,34 @@ def _split_long_run(token):
     return [token[i:i + 2] if i + 1 < len(token) else token[i - 1:i + 1] for i in range(0, len(token), 2)]
 
 
+_irregular = None
+
+
+def _irregular_forms():
+    """Stem -> one form per stem of every irregular group holding that stem (query.ts irregularForms)."""
+    global _irregular
+    if _irregular is None:
+        by_stem = {}
+        for group in IRREGULAR_FORMS:
+            forms = [f for f in group.split(" ") if f and f not in STOP_WORDS]
+            for f in forms:
+                stems = by_stem.setdefault(stem_key(f), {})
+                for g in forms:
+                    stems.setdefault(stem_key(g), g)
+        _irregular = {stem: list(forms.values()) for stem, forms in by_stem.items()}
+    return _irregular
+
+
+def _word_term(tok):
+    stem = stem_key(tok)
+    others = [f for f in _irregular_forms().get(stem, []) if stem_key(f) != stem]
+    if not others:
+        return {"type": "word", "text": tok, "tokens": [tok], "parts": [], "fts": _quote(tok), "keys": [stem]}
+    fts = "(%s)" % " OR ".join(_quote(f) for f in [tok] + others)
+    return {"type": "word", "text": tok, "tokens": [tok], "parts": [], "fts": fts,
+            "keys": [stem] + [stem_key(f) for f in others]}
+
+
 def _make_term(raw_tokens, force_phrase):
     if not raw_tokens:
         return None
@@ -340,7 +369,7 @@ def _make_term(raw_tokens, force_phrase):
             alt = " OR " + _quote(" ".join(parts))
             return {"type": "compound", "text": tok, "tokens": [tok], "parts": parts,
                     "fts": "(%s%s)" % (_quote(tok), alt), "keys": _unique(keys)}
-        return {"type": "word", "text": tok, "tokens": [tok], "parts": [], "fts": _quote(tok), "keys": [stem_key(tok)]}
+        return _word_term(tok)
     tokens = [fold(t) for t in raw_tokens]
     if len(tokens) == 1:
         return {"type": "word", "text": tokens[0], "tokens": tokens, "parts": [], "fts": _quote(tokens[0]),

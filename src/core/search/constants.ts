@@ -62,3 +62,8 @@ export const INDEX_VERSION: number = rules.INDEX_VERSION;
  * index, so phrases still match).
  */
 export const STOP_WORDS: ReadonlySet<string> = new Set(rules.STOP_WORDS);
+/**
+ * English irregular inflections (each entry: the forms of one verb or noun, space-separated), which
+ * the Porter stemmer does not conflate: a query word of a group also matches the group's other forms.
+ */
+export const IRREGULAR_FORMS: readonly string[] = Object.freeze([...rules.IRREGULAR_FORMS]);

@@ -13,9 +13,11 @@
  *    as the phrase of its runs' character bigrams (the index holds them: indexText.ts), so any
  *    substring of a run is found; one character matches as a prefix of the bigrams; a run longer
  *    than CJK_PHRASE_MAX is searched as two-character words;
+ *  - a word with English irregular forms (IRREGULAR_FORMS: `buy` / `bought`, `child` / `children`)
+ *    matches any of them, as one term (the stemmer does not conflate them);
  *  - stop words are pruned (unless nothing else is left); at most MAX_TERMS terms are kept.
  */
-import { CJK_PHRASE_MAX, MAX_QUERY_CHARS, MAX_TERMS, STOP_WORDS } from './constants';
+import { CJK_PHRASE_MAX, IRREGULAR_FORMS, MAX_QUERY_CHARS, MAX_TERMS, STOP_WORDS } from './constants';
 import { HAS_CJK, TOKEN_RE, bigrams, cjkSegments, fold, identifierParts, isCompound, stemKey } from './tokens';
 
 
@@ -65,7 +67,7 @@ function makeTerm(rawTokens: string[], forcePhrase: boolean): QueryTerm | null {
       const alt = parts.length > 1 ? ` OR ${quote(parts.join(' '))}` : ` OR ${quote(parts[0])}`;
       return { type: 'compound', text: tok, tokens: [tok], parts, fts: `(${quote(tok)}${alt})`, keys: unique(keys) };
     }
-    return { type: 'word', text: tok, tokens: [tok], parts: [], fts: quote(tok), keys: [stemKey(tok)] };
+    return wordTerm(tok);
   }
   const tokens = rawTokens.map(fold);
   if (tokens.length === 1) {
@@ -73,6 +75,33 @@ function makeTerm(rawTokens: string[], forcePhrase: boolean): QueryTerm | null {
   }
   const keys = tokens.filter((t) => !STOP_WORDS.has(t)).map((t) => stemKey(t));
   return { type: 'phrase', text: tokens.join(' '), tokens, parts: [], fts: quote(tokens.join(' ')), keys: unique(keys) };
+}
+
+let irregular: Map<string, string[]> | undefined;
+
+/** Stem → one form per stem of every irregular group holding that stem (the stem's own first). */
+function irregularForms(): Map<string, string[]> {
+  if (irregular) return irregular;
+  const byStem = new Map<string, Map<string, string>>();
+  for (const group of IRREGULAR_FORMS) {
+    const forms = group.split(' ').filter((f) => f && !STOP_WORDS.has(f));
+    for (const f of forms) {
+      const stems = byStem.get(stemKey(f)) ?? new Map<string, string>();
+      for (const g of forms) if (!stems.has(stemKey(g))) stems.set(stemKey(g), g);
+      byStem.set(stemKey(f), stems);
+    }
+  }
+  irregular = new Map([...byStem].map(([stem, forms]) => [stem, [...forms.values()]]));
+  return irregular;
+}
+
+/** A plain word: itself, or OR'd with its irregular forms (`"buy" OR "bought"`). */
+function wordTerm(tok: string): QueryTerm {
+  const stem = stemKey(tok);
+  const others = (irregularForms().get(stem) ?? []).filter((f) => stemKey(f) !== stem);
+  if (others.length === 0) return { type: 'word', text: tok, tokens: [tok], parts: [], fts: quote(tok), keys: [stem] };
+  const fts = `(${[tok, ...others].map(quote).join(' OR ')})`;
+  return { type: 'word', text: tok, tokens: [tok], parts: [], fts, keys: [stem, ...others.map((f) => stemKey(f))] };
 }
 
 /** A token holding CJK characters: whole, or its runs as phrases of bigrams (see the rules above). */

@@ -474,33 +474,37 @@ class ImportRun {
     }
     if (chunk.length === 0 && !cursor) return;
     const sql = this.sql;
-    const bulk = this.log.beginBulk({ worker: false });
-    try {
-      const fresh: Pending[] = [];
-      for (const p of chunk) {
-        if (sql.claim.run(source, p.event.recordId).changes === 1) fresh.push(p);
-        else this.s.present++;
-      }
-      if (fresh.length) {
-        const binaries: Array<Array<{ payload: string; mediaType: string; bytes: number }>> = [];
-        const events = fresh.map((p) => {
-          const { event, list } = this.toNewEvent(p);
-          binaries.push(list);
-          return event;
-        });
-        const appended = bulk.append(events);
-        for (let i = 0; i < appended.length; i++) {
-          sql.setSeq.run(appended[i].seq, source, fresh[i].event.recordId);
-          for (const b of binaries[i]) sql.binary.run(appended[i].seq, b.payload, b.mediaType, b.bytes);
+    // Records already in the log are not prepared again; the claim inside the transaction decides
+    // for the rest (another writer may claim one meanwhile). appendDurably flushes the payload files
+    // before its transaction, so an agent's append on the editor's shared handle during the flush
+    // commits on its own instead of inside this import's transaction.
+    const fresh: Pending[] = [];
+    for (const p of chunk) {
+      if (sql.has.get(source, p.event.recordId)) this.s.present++;
+      else fresh.push(p);
+    }
+    const binaries: Array<Array<{ payload: string; mediaType: string; bytes: number }>> = [];
+    const events = fresh.map((p) => {
+      const { event, list } = this.toNewEvent(p);
+      binaries.push(list);
+      return event;
+    });
+    await this.log.appendDurably(events, {
+      admit: (i) => {
+        if (sql.claim.run(source, fresh[i].event.recordId).changes === 1) return true;
+        this.s.present++;
+        return false;
+      },
+      inTransaction: (appended, indexes) => {
+        for (let j = 0; j < appended.length; j++) {
+          const i = indexes[j];
+          sql.setSeq.run(appended[j].seq, source, fresh[i].event.recordId);
+          for (const b of binaries[i]) sql.binary.run(appended[j].seq, b.payload, b.mediaType, b.bytes);
         }
         this.s.appended += appended.length;
-      }
-      if (cursor && !this.opts.since) sql.cursor.run(cursor.path, cursor.source, cursor.offset, cursor.line, cursor.size, cursor.mtime_ms, cursor.cwd, cursor.session);
-      await bulk.commit();
-    } catch (e) {
-      bulk.rollback();
-      throw e;
-    }
+        if (cursor && !this.opts.since) sql.cursor.run(cursor.path, cursor.source, cursor.offset, cursor.line, cursor.size, cursor.mtime_ms, cursor.cwd, cursor.session);
+      },
+    });
   }
 
   /** The event as the log's append takes it: origin and source in meta, binaries stored and named. */

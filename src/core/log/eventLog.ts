@@ -254,23 +254,51 @@ export class EventLog {
     const batch = this.preparer.prepare(events, this.session, this.inBulk);
     const seqs = this.insertPrepared(batch);
     if (!this.db.inTransaction) this.publishHead();
-    return batch.events.map((p, i) => ({
-      seq: seqs[i],
-      session: p.session,
-      kind: p.kind,
-      role: p.role,
-      name: p.name,
-      content: p.content,
-      ts: p.ts,
-      meta: p.meta,
-      step: p.step,
-      toolCallId: p.toolCallId,
-      parentSeq: p.parentSeq,
-      headline: p.headline,
-      payload: p.payload,
-      bytes: p.bytes,
-      tokens: p.tokens,
-    }));
+    return toLogEvents(batch, seqs);
+  }
+
+  /**
+   * Appends events in one transaction that no await falls inside: validation, redaction and the
+   * payload files (flushed in parallel, as a bulk append does) all happen before the write
+   * transaction opens, and then it runs and commits synchronously. So another caller's append on
+   * this handle meanwhile commits on its own, instead of joining this transaction (and vanishing
+   * with it if it rolled back), which is what a bulk append across awaits would do. For writers
+   * that share the editor's handle (capture imports). `admit(i)`, asked inside the transaction just
+   * before event i is inserted, may refuse it (a record another writer claimed meanwhile);
+   * `inTransaction` runs in the same transaction after the inserts, with the appended events and
+   * their indexes in `events`. Resolves to the appended events.
+   */
+  async appendDurably(
+    events: NewEvent[],
+    opts: { admit?: (index: number) => boolean; inTransaction?: (appended: LogEvent[], indexes: number[]) => void } = {},
+  ): Promise<LogEvent[]> {
+    if (this.readonly) throw new ReadonlyLogError();
+    if (!Array.isArray(events)) throw new InvalidInputError('appendDurably expects an array of events');
+    const batch = this.preparer.prepare(events, this.session, true);
+    try {
+      await this.payloads.syncPending();
+    } catch (e) {
+      this.payloads.dropPending();
+      throw e;
+    }
+    if (this.repairPending) this.repairNow();
+    const before = this.pendingHead;
+    let appended: LogEvent[];
+    try {
+      appended = this.db.transaction(() => {
+        const indexes: number[] = [];
+        for (let i = 0; i < batch.events.length; i++) if (!opts.admit || opts.admit(i)) indexes.push(i);
+        const kept = { events: indexes.map((i) => batch.events[i]), docs: indexes.map((i) => batch.docs[i]) };
+        const out = toLogEvents(kept, kept.events.length ? this.insertRows(kept) : []);
+        opts.inTransaction?.(out, indexes);
+        return out;
+      });
+    } catch (e) {
+      this.pendingHead = before;
+      throw e;
+    }
+    if (!this.db.inTransaction) this.publishHead();
+    return appended;
   }
 
   /** Inserts a batch atomically: its own transaction, or a savepoint inside an open one. */
@@ -773,4 +801,25 @@ function configureIndex(db: Database): void {
   } finally {
     db.exec(`PRAGMA busy_timeout = ${wait}`);
   }
+}
+
+/** The events a prepared batch became, with the seqs they were given. */
+function toLogEvents(batch: PreparedBatch, seqs: number[]): LogEvent[] {
+  return batch.events.map((p, i) => ({
+    seq: seqs[i],
+    session: p.session,
+    kind: p.kind,
+    role: p.role,
+    name: p.name,
+    content: p.content,
+    ts: p.ts,
+    meta: p.meta,
+    step: p.step,
+    toolCallId: p.toolCallId,
+    parentSeq: p.parentSeq,
+    headline: p.headline,
+    payload: p.payload,
+    bytes: p.bytes,
+    tokens: p.tokens,
+  }));
 }

@@ -167,6 +167,38 @@ test('two EventLog handles on one log in one process (two windows sharing an ext
   }
 });
 
+test("an append on the importer's own handle while an import runs (the editor's agent beside its capture) commits on its own", async () => {
+  const h = fakeHome();
+  const log = openLog(h.dbPath);
+  const other = openLog(h.dbPath); // another connection: sees only what is committed
+  try {
+    const rows: string[] = [];
+    // Large records write payload files, whose flush the import awaits.
+    for (let i = 0; i < 400; i++) rows.push(userLine(`c-${i}`, `capture record ${i} ${'z'.repeat(i % 3 === 0 ? 12_000 : 30)}`));
+    const file = join(h.home, 'big.jsonl');
+    writeFileSync(file, rows.join('\n') + '\n');
+    let done = false;
+    const importing = importFiles(log, claudeCodeReader, [file], { chunkEvents: 20 }).finally(() => { done = true; });
+    const notCommitted: number[] = [];
+    let agentTurns = 0;
+    while (!done) {
+      await new Promise((r) => setImmediate(r));
+      const e = log.append({ session: 'agent', kind: 'note', role: 'assistant', content: `agent note ${agentTurns++}` });
+      if (other.get(e.seq) === undefined) notCommitted.push(e.seq);
+    }
+    const summary = await importing;
+    assert.deepEqual(summary.problems, []);
+    assert.equal(summary.appended, 400);
+    assert.ok(agentTurns > 5, `the agent appended while the import ran (${agentTurns} times)`);
+    assert.deepEqual(notCommitted, [], 'an append during the import was held inside its transaction');
+    assert.equal(log.verify().ok, true);
+  } finally {
+    other.close();
+    log.close();
+    h.dispose();
+  }
+});
+
 test('the capture tables are derived: rebuilt from the log, importing again still appends nothing', async () => {
   const h = fakeHome();
   const log = openLog(h.dbPath);

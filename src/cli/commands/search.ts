@@ -5,6 +5,8 @@ import { UsageError, intOption, stringOption, writeJson, type Command, type Comm
 import { readJsonLines } from '../jsonl';
 import { openForReading } from '../openLog';
 import { checkKindsAndRoles } from '../validate';
+import { nearestName } from '../nearestName';
+import { CAPTURE_SOURCES } from '../../core/capture/types';
 import { EMBEDDINGS_OPTIONS, EMBEDDINGS_USAGE, embeddingClientFrom } from '../embeddingsConfig';
 import { HybridSearch } from '../../core/search/hybrid';
 import { hasVectorTable, vectorStats } from '../../core/search/vectorStore';
@@ -35,12 +37,29 @@ function filtersFrom(ctx: CommandContext): SearchOptions {
     kind: listOption(ctx, 'kind'),
     role: listOption(ctx, 'role'),
     session: stringOption(ctx.values, 'session'),
+    source: sourceOption(ctx),
     name: stringOption(ctx.values, 'name'),
     seqFrom: intOption(ctx.values, 'seq-from'),
     seqTo: intOption(ctx.values, 'seq-to'),
     tsFrom: stringOption(ctx.values, 'ts-from'),
     tsTo: stringOption(ctx.values, 'ts-to'),
   };
+}
+
+/** `--source claude-code`: events captured from that agent (meta.source); a mistyped name is a usage error. */
+function sourceOption(ctx: CommandContext): string | undefined {
+  const v = stringOption(ctx.values, 'source');
+  if (v === undefined) return undefined;
+  const bad = unknownSource(v);
+  if (bad) throw new UsageError(`unknown --source ${bad}`);
+  return v;
+}
+
+/** Undefined for a source Scroll captures; else the value with the nearest valid one and the list. */
+function unknownSource(v: string): string | undefined {
+  if ((CAPTURE_SOURCES as readonly string[]).includes(v)) return undefined;
+  const nearest = nearestName(v, CAPTURE_SOURCES);
+  return `${v}${nearest ? ` (did you mean ${nearest}?)` : ''}: sources are ${CAPTURE_SOURCES.join(', ')}`;
 }
 
 /** `--kind tool_call,tool_result` → either kind. */
@@ -66,9 +85,10 @@ async function readBatch(ctx: CommandContext, source: string): Promise<BatchQuer
     if (typeof value.query !== 'string') throw new InvalidInputError(`${where}: "query" is required and must be a string`);
     const k = value.k;
     if (k !== undefined && (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 1)) throw new InvalidInputError(`${where}: "k" must be a positive integer`);
-    for (const f of ['session', 'kind', 'role'] as const) {
+    for (const f of ['session', 'kind', 'role', 'source'] as const) {
       if (value[f] !== undefined && value[f] !== null && typeof value[f] !== 'string') throw new InvalidInputError(`${where}: "${f}" must be a string`);
     }
+    if (typeof value.source === 'string' && unknownSource(value.source)) throw new InvalidInputError(`${where}: unknown "source" ${unknownSource(value.source)}`);
     out.push({
       id: value.id ?? null,
       query: value.query,
@@ -77,6 +97,7 @@ async function readBatch(ctx: CommandContext, source: string): Promise<BatchQuer
         session: (value.session as string | null) ?? undefined,
         kind: (value.kind as string | null) ?? undefined,
         role: (value.role as string | null) ?? undefined,
+        source: (value.source as string | null) ?? undefined,
         snippet: false,
       },
     });
@@ -130,12 +151,13 @@ export function textReport(result: SearchResult): string {
 export const command: Command = {
   name: 'search',
   summary: 'full-text search (BM25) with filters; --batch for many queries',
-  usage: `usage: scroll search QUERY [--k N] [--kind K[,K…]] [--role R[,R…]] [--session S] [--name N]
+  usage: `usage: scroll search QUERY [--k N] [--kind K[,K…]] [--role R[,R…]] [--session S] [--source A] [--name N]
                      [--seq-from A] [--seq-to B] [--ts-from T] [--ts-to T] [--hybrid] [--json] [--db P]
        scroll search --batch FILE.jsonl|- [--hybrid]
 
 Hits best first: {seq, score, kind, role, session, snippet}.
---batch: lines {"id", "query", "k"?, "session"?, "kind"?, "role"?}; prints one line per query
+--source A: only events captured from agent A (${CAPTURE_SOURCES.join(', ')}; scroll import).
+--batch: lines {"id", "query", "k"?, "session"?, "kind"?, "role"?, "source"?}; prints one line per query
 {"id", "hits": [{"seq", "score"}, ...]}.
 --hybrid (opt-in): fuse BM25 with the vectors \`scroll embed\` stored (reciprocal rank fusion); the query
 is sent to the endpoint. When it does not answer, the search is BM25's, said once on stderr.
@@ -146,6 +168,7 @@ ${EMBEDDINGS_USAGE}`,
     kind: { type: 'string' },
     role: { type: 'string' },
     session: { type: 'string' },
+    source: { type: 'string' },
     name: { type: 'string' },
     'seq-from': { type: 'string' },
     'seq-to': { type: 'string' },

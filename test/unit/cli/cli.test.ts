@@ -342,3 +342,28 @@ test('check: a damaged page in the index storage is damage to the log file (the 
     assert.match(report.advice, /moved aside/);
   });
 });
+
+test('search --source: only events captured from that agent (meta.source), in single queries and --batch lines; a mistyped source exits 2', () => {
+  withDir((dir) => {
+    const lines = [
+      { session: 'claude-code:s1', kind: 'user_message', role: 'user', content: 'the retry cap is five', meta: { source: 'claude-code' } },
+      { session: 'codex:r1', kind: 'user_message', role: 'user', content: 'the retry cap is six', meta: { source: 'codex' } },
+      { session: 'mine', kind: 'user_message', role: 'user', content: 'the retry cap is seven' },
+    ].map((e) => JSON.stringify(e)).join('\n');
+    ok(scroll(dir, ['ingest', '-'], lines + '\n'));
+    const all = JSON.parse(ok(scroll(dir, ['search', 'retry cap', '--json'])).stdout);
+    assert.equal(all.hits.length, 3);
+    const codex = JSON.parse(ok(scroll(dir, ['search', 'retry cap', '--source', 'codex', '--json'])).stdout);
+    assert.deepEqual(codex.hits.map((h: { seq: number }) => h.seq), [2]);
+    const batch = [{ id: 'a', query: 'retry cap', source: 'claude-code' }, { id: 'b', query: 'retry cap' }].map((q) => JSON.stringify(q)).join('\n');
+    const out = ok(scroll(dir, ['search', '--batch', '-'], batch + '\n')).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(out[0].hits.map((h: { seq: number }) => h.seq), [1]);
+    assert.equal(out[1].hits.length, 3);
+    const typo = scroll(dir, ['search', 'retry', '--source', 'claude_code']);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /unknown --source claude_code \(did you mean claude-code\?\): sources are claude-code, codex/);
+    const badLine = scroll(dir, ['search', '--batch', '-'], JSON.stringify({ id: 'x', query: 'retry', source: 'codx' }) + '\n');
+    assert.notEqual(badLine.code, 0);
+    assert.match(badLine.stderr, /line 1 of stdin: unknown "source" codx \(did you mean codex\?\)/);
+  });
+});

@@ -16,6 +16,10 @@ const common = {
   minify: production,
   logLevel: 'info',
   absWorkingDir: root,
+  // jsonc-parser's `main` is a UMD build whose factory loads its own files through the `require` it
+  // is handed, which a bundle cannot resolve ("Cannot find module './impl/format'" at run time); its
+  // ES module build imports them statically, so esbuild bundles them.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 // Prompts (.md) become a TS module so both tsc output and bundles carry them.

@@ -9,6 +9,7 @@
 // and no editor API used that the stand-in does not model (it names what to add).
 //
 //   node bench/activation.bench.mjs [--runs N]      (needs `node scripts/build.mjs` first; npm run bench builds)
+import { BUNDLE_ALIAS } from '../scripts/bundleAlias.mjs';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,7 +76,7 @@ try {
   const esbuild = await import('esbuild');
   await esbuild.build({
     entryPoints: [join(root, 'src/extension.ts')], outfile: production, bundle: true, minify: true, platform: 'node',
-    format: 'cjs', target: 'node20', external: ['vscode', 'better-sqlite3', 'node:sqlite'], logLevel: 'error', absWorkingDir: root,
+    format: 'cjs', target: 'node20', external: ['vscode', 'better-sqlite3', 'node:sqlite'], alias: BUNDLE_ALIAS, logLevel: 'error', absWorkingDir: root,
   });
   const base = measure('baseline', baseline, false);
   const scroll = measure('scroll (dev build)', bundle, true);

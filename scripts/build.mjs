@@ -5,6 +5,7 @@ import { existsSync, watch as watchFs } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeGenerated as writePrompts } from '../src/prompts/build-prompts.mjs';
+import { BUNDLE_ALIAS } from './bundleAlias.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const production = process.argv.includes('--production');
@@ -16,10 +17,7 @@ const common = {
   minify: production,
   logLevel: 'info',
   absWorkingDir: root,
-  // jsonc-parser's `main` is a UMD build whose factory loads its own files through the `require` it
-  // is handed, which a bundle cannot resolve ("Cannot find module './impl/format'" at run time); its
-  // ES module build imports them statically, so esbuild bundles them.
-  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
+  alias: BUNDLE_ALIAS, // scripts/bundleAlias.mjs says why
 };
 
 // Prompts (.md) become a TS module so both tsc output and bundles carry them.

@@ -183,6 +183,8 @@ describe('capture of other agents in the editor', function () {
     await sleep(4000); // a poll later: still not a second time
     assert.deepEqual(api.search(word, { k: 20, source: 'copilot-chat' }).hits.map((h) => h.seq), [], 'the turn is not captured a second time');
     lm.reset();
+    // A new chat, so the next test file's first @scroll message does not continue this chat's session.
+    await vscode.commands.executeCommand('workbench.action.chat.newChat');
   });
 
   it('turning the source off stops capture and keeps what was captured', async () => {

@@ -107,6 +107,8 @@ describe('@scroll in the Chat view (scripted model)', function () {
     lm.setScript({ rules: [{ match: /[\s\S]*/, reply }] });
     await vscode.workspace.getConfiguration('scroll').update('view.maxTokens', BUDGET, vscode.ConfigurationTarget.Global);
     await waitFor('the scripted model', async () => (await vscode.lm.selectChatModels({ vendor: lm.vendor })).length > 0);
+    // A chat of its own: an @scroll message sent in an earlier test file's chat would otherwise be part of this session.
+    await vscode.commands.executeCommand('workbench.action.chat.newChat');
   });
 
   after(async () => {

@@ -12,7 +12,7 @@ import type { SearchHit, SearchOptions, SearchResult } from '../types';
 import { errorMessage } from '../errors';
 import type { EmbeddingClient } from './embeddingClient';
 import { DEFAULT_K, MAX_K, MAX_OFFSET } from './constants';
-import { searchEvents, seqsPassingFilters, snippetsFor, type SearchDatabase } from './search';
+import { hitFromRow, searchEvents, seqsPassingFilters, snippetsFor, type SearchDatabase } from './search';
 import { hasVectorTable, nearestSeqs } from './vectorStore';
 
 /** RRF's constant: how much the top ranks count more than the next ones (the published default). */
@@ -53,20 +53,8 @@ export function fusedSearch(db: SearchDatabase, query: string, opts: SearchOptio
     const row = rows.get(f.seq);
     if (!row) continue;
     const lex = lexicalHit.get(f.seq);
-    hits.push({
-      seq: f.seq,
-      score: f.score,
-      kind: row.kind,
-      role: row.role,
-      session: row.session,
-      ts: row.ts,
-      name: row.name ?? null,
-      headline: row.headline ?? null,
-      snippet: snippets.get(f.seq) ?? '',
-      // Listed for its meaning alone: it matches none of the words (or not enough to be ranked).
-      broadened: lex ? lex.broadened : true,
-      match: lex?.match ?? 'similar',
-    });
+    // Without a lexical hit it is listed for its meaning alone: it matches none of the words (or not enough to be ranked).
+    hits.push(hitFromRow(row, f.score, snippets.get(f.seq) ?? '', lex ? lex.broadened : true, lex?.match ?? 'similar'));
   }
   const result: SearchResult = { ...lexical, hits, broadened: hits.some((h) => h.broadened), hybrid: { model, similarOnly: hits.filter((h) => h.match === 'similar').length } };
   if (lexical.message && /^nothing to search/.test(lexical.message)) delete result.message; // the meaning was searched

@@ -661,22 +661,26 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
   for (const r of page) {
     const row = rows.get(Number(r.seq));
     if (!row) continue; // indexed but not in events: only after a torn rebuild; skip rather than invent
-    const hit: SearchHit = {
-      seq: Number(row.seq),
-      score: r.score,
-      kind: row.kind,
-      role: row.role,
-      session: row.session,
-      ts: row.ts,
-      name: row.name ?? null,
-      headline: row.headline ?? null,
-      snippet: opts.snippet === false ? '' : makeSnippet(row.content ?? '', keys),
-      broadened: r.broadened,
-      match: r.match,
-    };
-    result.hits.push(hit);
+    result.hits.push(hitFromRow(row, r.score, opts.snippet === false ? '' : makeSnippet(row.content ?? '', keys), r.broadened, r.match));
   }
   return result;
+}
+
+/** A hit from its event's row (seq, session, kind, role, name, ts, headline), as every ranking lists it. */
+export function hitFromRow(row: any, score: number, snippet: string, broadened: boolean, match: SearchHit['match']): SearchHit {
+  return {
+    seq: Number(row.seq),
+    score,
+    kind: row.kind,
+    role: row.role,
+    session: row.session,
+    ts: row.ts,
+    name: row.name ?? null,
+    headline: row.headline ?? null,
+    snippet,
+    broadened,
+    match,
+  };
 }
 
 /** The pruned common words go into `pruned` (with the stop words) and, with their counts, `ignored`. */

@@ -7,9 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ScrollApi } from '../../../src/api';
-import type { LogEvent } from '../../../src/core/types';
 import { statusText } from '../../../src/vscode/statusBar';
-import { scrollApi, sleep, waitFor, workspaceRoot } from './helpers';
+import { eventsOfSession, scrollApi, sendToScroll, waitFor, workspaceRoot } from './helpers';
 
 interface DescribedPart { type: string; value?: string; name?: string; callId?: string; content?: DescribedPart[] }
 interface DescribedMessage { role: string; parts: DescribedPart[]; text: string }
@@ -118,29 +117,11 @@ describe('@scroll in the Chat view (scripted model)', function () {
 
   /** Sends one message through the Chat view and waits until @scroll has answered it. */
   async function send(tag: string, text: string, opts: { approveTools?: boolean } = {}): Promise<void> {
-    const before = api.services.sessions.turnsCompleted;
-    await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@scroll [${tag}] ${text}`, modelSelector: { vendor: lm.vendor } });
-    let approving = opts.approveTools;
-    const approver = (async () => {
-      // What a user does when the edit's confirmation appears: press Allow (the chat's acceptTool action).
-      while (approving) {
-        await vscode.commands.executeCommand('workbench.action.chat.acceptTool').then(undefined, () => undefined);
-        await sleep(300);
-      }
-    })();
-    try {
-      await waitFor(`@scroll to answer [${tag}]`, () => api.services.sessions.turnsCompleted > before, 120_000, 200);
-    } finally {
-      approving = false;
-      await approver;
-    }
+    await sendToScroll(api, lm.vendor, tag, text, opts);
     turnsDone++;
   }
 
-  function sessionEvents(session: string): LogEvent[] {
-    const log = api.services.existingLog()!;
-    return log.expand(log.database.prepare('SELECT seq FROM events WHERE session = ? ORDER BY seq').all(session).map((r: any) => Number(r.seq)));
-  }
+  const sessionEvents = (session: string) => eventsOfSession(api, session);
 
   it('runs a multi-turn coding task: read, confirmed edit, Python, eviction, recall of an evicted fact', async () => {
     const file = path.join(workspaceRoot(), 'ledger_sync', 'report.py');

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ScrollApi } from '../../../src/api';
+import type { LogEvent } from '../../../src/core/types';
 
 export const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
 const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
@@ -63,4 +64,33 @@ export function scrollChannelText(): string {
   };
   if (fs.existsSync(logs)) walk(logs);
   return files.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}
+
+/**
+ * Sends one message to @scroll through the Chat view (`[tag] text`, with the model of `vendor`) and
+ * waits until it has answered. `approveTools`: meanwhile press Allow on each tool confirmation, as a
+ * user would (the chat's acceptTool action).
+ */
+export async function sendToScroll(api: ScrollApi, vendor: string, tag: string, text: string, opts: { approveTools?: boolean } = {}): Promise<void> {
+  const before = api.services.sessions.turnsCompleted;
+  await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@scroll [${tag}] ${text}`, modelSelector: { vendor } });
+  let approving = opts.approveTools;
+  const approver = (async () => {
+    while (approving) {
+      await vscode.commands.executeCommand('workbench.action.chat.acceptTool').then(undefined, () => undefined);
+      await sleep(300);
+    }
+  })();
+  try {
+    await waitFor(`@scroll to answer [${tag}]`, () => api.services.sessions.turnsCompleted > before, 120_000, 200);
+  } finally {
+    approving = false;
+    await approver;
+  }
+}
+
+/** Every event of a session, in order, full (payloads resolved). */
+export function eventsOfSession(api: ScrollApi, session: string): LogEvent[] {
+  const log = api.services.existingLog()!;
+  return log.expand(log.database.prepare('SELECT seq FROM events WHERE session = ? ORDER BY seq').all(session).map((r: any) => Number(r.seq)));
 }

@@ -10,8 +10,7 @@ import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ScrollApi } from '../../../src/api';
-import type { LogEvent } from '../../../src/core/types';
-import { scrollApi, scrollId, sleep, waitFor, workspaceRoot } from './helpers';
+import { eventsOfSession, scrollApi, scrollId, sendToScroll, sleep, waitFor, workspaceRoot } from './helpers';
 
 interface DescribedPart { type: string; value?: string; content?: DescribedPart[] }
 interface RecordedRequest { messages: { role: string; parts: DescribedPart[]; text: string }[]; tools: Array<{ name: string }> }
@@ -68,29 +67,9 @@ describe('the editor toolbox and the MCP server definition', function () {
     lm.reset();
   });
 
-  async function send(tag: string, text: string): Promise<void> {
-    const before = api.services.sessions.turnsCompleted;
-    await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@scroll [${tag}] ${text}`, modelSelector: { vendor: lm.vendor } });
-    let approving = true;
-    const approver = (async () => {
-      // What a user does when a tool's confirmation appears: press Allow.
-      while (approving) {
-        await vscode.commands.executeCommand('workbench.action.chat.acceptTool').then(undefined, () => undefined);
-        await sleep(300);
-      }
-    })();
-    try {
-      await waitFor(`@scroll to answer [${tag}]`, () => api.services.sessions.turnsCompleted > before, 120_000, 200);
-    } finally {
-      approving = false;
-      await approver;
-    }
-  }
-
-  function sessionEvents(session: string): LogEvent[] {
-    const log = api.services.existingLog()!;
-    return log.expand(log.database.prepare('SELECT seq FROM events WHERE session = ? ORDER BY seq').all(session).map((r: any) => Number(r.seq)));
-  }
+  // What a user does when a tool's confirmation appears: press Allow.
+  const send = (tag: string, text: string) => sendToScroll(api, lm.vendor, tag, text, { approveTools: true });
+  const sessionEvents = (session: string) => eventsOfSession(api, session);
 
   it('the MCP server definition runs with the editor runtime and answers tools/list', async () => {
     const launch = api.mcpServer();

@@ -2,7 +2,8 @@
  * The workspace event log: opened (and created) on first use, never at activation; read-only in an
  * untrusted workspace; closed when `scroll.log.path` or `scroll.redaction.enabled` changes or the
  * workspace becomes trusted (the next use opens it again with the new settings). `onDidChange`
- * fires when it opens, closes or something was appended (the panel and the document tabs refresh).
+ * fires when it opens, closes or something was appended (the panel and the document tabs refresh);
+ * `onDidClose` when the open log is closed (whoever kept it, e.g. a kernel's `ms`, must let go).
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -24,9 +25,12 @@ export class LogService implements vscode.Disposable {
   /** The background rebuild of an index built by an older tokenizer, while it runs. */
   private reindex: { log: EventLog; done: Promise<void>; stop: AbortController } | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
+  private readonly closed = new vscode.EventEmitter<{ path: string; why: string }>();
   private readonly subscriptions: vscode.Disposable[];
 
   readonly onDidChange = this.changed.event;
+  /** The log that was open is closed (the next `log()` opens the one the settings name now). */
+  readonly onDidClose = this.closed.event;
 
   /** `storageDir`: the editor's storage for this workspace, which keeps a copy of the log's head (seq + hash) outside the log's folder. */
   constructor(
@@ -35,6 +39,7 @@ export class LogService implements vscode.Disposable {
   ) {
     this.subscriptions = [
       this.changed,
+      this.closed,
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('scroll.log.path') || e.affectsConfiguration('scroll.redaction.enabled')) this.close('its settings changed');
       }),
@@ -168,9 +173,11 @@ export class LogService implements vscode.Disposable {
     if (!this.instance) return;
     if (this.reindex?.log === this.instance) this.reindex.stop.abort(); // rolls back; the next open tries again
     this.instance.close();
-    out.info(`log closed: ${this.openedPath} (${why})`);
+    const closedPath = this.openedPath ?? '';
+    out.info(`log closed: ${closedPath} (${why})`);
     this.instance = undefined;
     this.openedPath = undefined;
+    this.closed.fire({ path: closedPath, why });
     this.changed.fire();
   }
 

@@ -5,7 +5,8 @@
  *
  * The kernel follows `scroll.kernel.backend` and `scroll.kernel.sandbox` (src/vscode/kernel/factory.ts);
  * a running kernel that no longer matches the sandbox setting is stopped (the next cell starts one that
- * does). Cells are logged by whoever runs them: the agent loop's scroll_exec for @scroll, the
+ * does), and so is every kernel when the log closes (`scroll.log.path` or redaction changed): its `ms`
+ * answered from that log, and its sandbox hides that log's folder, not the next one's. Cells are logged by whoever runs them: the agent loop's scroll_exec for @scroll, the
  * scroll_exec tool for other agents. Every start, stop and restart goes to the "Scroll" output channel
  * with the session, the backend and the sandbox mode.
  */
@@ -67,6 +68,7 @@ export class KernelPool implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('scroll.kernel.sandbox')) void this.stopKernelsOutsideSandboxSetting();
       }),
+      logs.onDidClose(({ why }) => void this.stopAll(`its log closed (${why}); the next cell starts a kernel on the log open now (its variables are gone)`)),
     ];
   }
 
@@ -222,6 +224,11 @@ export class KernelPool implements vscode.Disposable {
       await this.stop(session, `scroll.kernel.sandbox is now "${decision.mode}" (its variables are gone; the next cell starts a new kernel)`);
     }
     this.changed.fire();
+  }
+
+  /** Stops every kernel, started or starting. */
+  private async stopAll(why: string): Promise<void> {
+    await Promise.all([...this.kernels.keys()].map((s) => this.stop(s, why)));
   }
 
   dispose(): void {

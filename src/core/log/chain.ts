@@ -329,6 +329,11 @@ export interface HeadRecord extends ChainHead {
   /** The log's id (scroll_meta `log_id`): a head of another log is not compared. */
   log: string;
   ts: string;
+  /**
+   * Written only by a clean close (cleanClose.ts): the database file's identity as the close left
+   * it. Every commit's record leaves it out, so it says nothing once anything was appended.
+   */
+  closed?: string;
 }
 
 /** The head file beside a database: `<db>.head.json`. Never moved aside with a damaged file. */

@@ -19,6 +19,7 @@ import { sleepSync } from '../db/sqliteErrors';
 import { CHAINED_COLUMNS, GENESIS, HeadFiles, chainHash, chainTip, asStored, ensureChainStart, headFileFor, readMeta, type ChainHead } from './chain';
 import { recoverDamagedLog, removeStaleSalvage, repairOnOpen, writeLockFree, type OpenRepair, type RecoveryReport } from './recovery';
 import { purgeLog, type PurgeOptions, type PurgeResult } from './purge';
+import { recordCleanClose, unchangedSinceCleanClose } from './cleanClose';
 import { prepareLogFolder } from '../logFolder';
 import { newSessionId } from '../sessionId';
 import * as historyQueries from './historyQueries';
@@ -136,6 +137,12 @@ export class EventLog {
   private repairPending = false;
   /** Opened with `reindexStale: 'later'` and the index was built by another INDEX_VERSION (searches use it until rebuilt). */
   indexStale = false;
+  /**
+   * How opening for writing checked the file's pages: `checked`, or `unchanged` when the file was
+   * exactly as a clean close left it (cleanClose.ts) and needed no check; `new` for a new file.
+   */
+  openCheck: 'checked' | 'unchanged' | 'new' | 'read-only' = 'read-only';
+  private closed = false;
 
   private constructor(db: Database, redactor: Redactor, opts: EventLogOptions, path: string, payloadDir: string, recoveredFrom?: string) {
     this.db = db;
@@ -196,7 +203,10 @@ export class EventLog {
       recovery = recoverDamagedLog(path, reason, { driver: opts.driver, headFiles, payloadDir, openWritable: (p) => openWritable(p, opts.driver, opts.mmapBytes) });
       warn(recovery.message);
     };
-    const damage = inspectExisting(path, opts.driver, opts.mmapBytes);
+    const existed = existsSync(path);
+    // A file exactly as a clean close of this log left it has nothing new to check (cleanClose.ts).
+    const unchanged = existed && unchangedSinceCleanClose(path);
+    const damage = unchanged ? undefined : inspectExisting(path, opts.driver, opts.mmapBytes);
     if (damage) recover(damage);
     let db: Database;
     try {
@@ -209,6 +219,7 @@ export class EventLog {
     }
     const log = new EventLog(db, redactor, { ...opts, onWarning: warn }, path, payloadDir, recovery?.movedTo);
     log.recovery = recovery;
+    log.openCheck = unchanged ? 'unchanged' : existed ? 'checked' : 'new';
     try {
       if (migratedHere.has(db)) {
         // This open migrated the log and appended the chain's first event: record its head.
@@ -621,8 +632,26 @@ export class EventLog {
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const head = this.readonly ? undefined : this.committedHead();
     this.heads.close();
     this.db.close();
+    // The last connection to close folds the WAL into the file: then the next open can tell the
+    // file is as it was left (cleanClose.ts).
+    if (head) recordCleanClose(this.path, head, head.logId);
+  }
+
+  /** The committed chain head and the log's id, when nothing is in flight (else undefined). */
+  private committedHead(): (ChainHead & { logId: string }) | undefined {
+    try {
+      if (this.db.inTransaction) return undefined;
+      const last = chainTip(this.db).last;
+      const logId = this.logId ?? readMeta(this.db, 'log_id');
+      return last && logId ? { ...last, logId } : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private toEvent(row: EventRow, opts?: ReadOptions): ReadEvent {

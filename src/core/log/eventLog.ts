@@ -507,15 +507,9 @@ export class EventLog {
     return historyQueries.latestSession(this);
   }
 
+  /** Every session, in order of first appearance (kept per connection; see sessionSummaries). */
   sessions(): SessionInfo[] {
-    const rows = this.db
-      .prepare(
-        `SELECT session, MIN(seq) AS firstSeq, MAX(seq) AS lastSeq, MIN(ts) AS firstTs, MAX(ts) AS lastTs,
-                COUNT(*) AS events, SUM(tokens) AS tokens
-         FROM events GROUP BY session ORDER BY MIN(seq)`,
-      )
-      .all() as SessionInfo[];
-    return rows.map((r) => ({ ...r, tokens: Number(r.tokens ?? 0) }));
+    return historyQueries.sessionSummaries(this, this.db.inTransaction);
   }
 
   stats(): LogStats {

@@ -5,6 +5,7 @@
  * and the agent's rebuild use these instead of writing SQL against `log.database` themselves.
  */
 import { parseMeta, type EvictionRow } from './eventMeta';
+import type { SessionInfo } from '../types';
 
 interface QueryStatement {
   all(...params: unknown[]): unknown[];
@@ -113,4 +114,61 @@ export function sessionSources(log: QueryableLog): Map<string, string> {
     if (typeof row.source === 'string' && row.source) out.set(String(row.session), row.source);
   }
   return out;
+}
+
+/**
+ * Every session with its first and last seq and time, event count and tokens, in order of first
+ * appearance. Grouping the whole table reads every row (a second at a GB), and the history panel
+ * asks each time the log grows, so the answer is kept per connection and only the events appended
+ * since are folded in: an append can only extend a session or start one. A purge rewrites events
+ * in place (and says so with a `purge` event): then everything is read again, as it is when the
+ * log holds fewer events than before (another file, or a rolled-back append). Inside a
+ * transaction on this connection (rows that may still roll back) nothing read is kept.
+ */
+export function sessionSummaries(log: QueryableLog, inTransaction: boolean): SessionInfo[] {
+  const db = log.database;
+  const max = Number((stmt(log, 'SELECT COALESCE(MAX(seq), 0) AS m FROM events').get() as { m: unknown }).m);
+  let kept = sessionCache.get(db);
+  if (kept && (max < kept.upTo || (max > kept.upTo && stmt(log, "SELECT 1 FROM events WHERE kind = 'purge' AND seq > ? LIMIT 1").get(kept.upTo)))) kept = undefined;
+  const base = kept ?? { upTo: 0, list: [], byName: new Map<string, SessionInfo>() };
+  const into = inTransaction && max > base.upTo ? copySummaries(base) : base;
+  if (max > into.upTo) {
+    const rows = stmt(
+      log,
+      `SELECT session, MIN(seq) AS firstSeq, MAX(seq) AS lastSeq, MIN(ts) AS firstTs, MAX(ts) AS lastTs, COUNT(*) AS events, SUM(tokens) AS tokens
+       FROM events WHERE seq > ? AND seq <= ? GROUP BY session ORDER BY MIN(seq)`,
+    ).all(into.upTo, max) as SessionInfo[];
+    for (const r of rows) {
+      const tokens = Number(r.tokens ?? 0);
+      const had = into.byName.get(r.session);
+      if (!had) {
+        const info = { session: r.session, firstSeq: Number(r.firstSeq), lastSeq: Number(r.lastSeq), firstTs: r.firstTs, lastTs: r.lastTs, events: Number(r.events), tokens };
+        into.byName.set(r.session, info);
+        into.list.push(info);
+        continue;
+      }
+      had.lastSeq = Math.max(had.lastSeq, Number(r.lastSeq));
+      if (r.firstTs < had.firstTs) had.firstTs = r.firstTs;
+      if (r.lastTs > had.lastTs) had.lastTs = r.lastTs;
+      had.events += Number(r.events);
+      had.tokens += tokens;
+    }
+    into.upTo = max;
+  }
+  if (!inTransaction) sessionCache.set(db, into);
+  return into.list.map((s) => ({ ...s }));
+}
+
+interface SessionSummaries {
+  /** Events up to this seq are folded in. */
+  upTo: number;
+  list: SessionInfo[];
+  byName: Map<string, SessionInfo>;
+}
+
+const sessionCache = new WeakMap<object, SessionSummaries>();
+
+function copySummaries(s: SessionSummaries): SessionSummaries {
+  const list = s.list.map((x) => ({ ...x }));
+  return { upTo: s.upTo, list, byName: new Map(list.map((x) => [x.session, x])) };
 }

@@ -17,6 +17,8 @@ export interface PanelLog {
   sessions(): SessionInfo[];
   maxSeq(): number;
   stats(): LogStats;
+  /** The database file. */
+  readonly path: string;
   /** The log's own connection, when it exposes one (EventLog does); else we open the file read-only. */
   readonly database?: Database;
 }
@@ -43,7 +45,7 @@ export class EventLogPanelSource implements PanelDataSource {
   /** Uses the log's connection when it has one, else opens the log's file read-only. */
   static open(log: PanelLog): EventLogPanelSource {
     if (log.database) return new EventLogPanelSource(log, log.database, false);
-    return new EventLogPanelSource(log, openDatabase(log.stats().path, { readonly: true }), true);
+    return new EventLogPanelSource(log, openDatabase(log.path, { readonly: true }), true);
   }
 
   private stmt(sql: string): Statement {

@@ -100,7 +100,7 @@ class HistoryPanelHost implements vscode.Disposable {
       const init: PanelPush = { type: 'init', protocol: PROTOCOL_VERSION, currentSession: this.services.currentSession() ?? null, logPath: null };
       try {
         this.ensureHandler();
-        init.logPath = this.sourceLog?.stats().path ?? null;
+        init.logPath = this.sourceLog?.path ?? null; // not stats(): that counts every event
         this.lastMaxSeq = this.sourceLog?.maxSeq() ?? -1;
       } catch (e) {
         init.error = e instanceof Error ? e.message : String(e);

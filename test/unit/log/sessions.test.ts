@@ -1,0 +1,85 @@
+/**
+ * `log.sessions()` keeps its answer per connection and folds in only what was appended since
+ * (historyQueries.sessionSummaries): whatever happened in between — appends here or by another
+ * writer, a new session, a purge that rewrote a session's name, a bulk append rolled back — it
+ * says what grouping every event says.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventLog } from '../../../src/core/log/eventLog';
+import type { SessionInfo } from '../../../src/core/types';
+
+function withDir(fn: (dir: string) => Promise<void> | void): () => Promise<void> {
+  return async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scroll-sessions-'));
+    try {
+      await fn(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+/** The sessions as grouping every event gives them (what sessions() answered before it kept anything). */
+function grouped(log: EventLog): SessionInfo[] {
+  const rows = log.database
+    .prepare(
+      `SELECT session, MIN(seq) AS firstSeq, MAX(seq) AS lastSeq, MIN(ts) AS firstTs, MAX(ts) AS lastTs, COUNT(*) AS events, SUM(tokens) AS tokens
+       FROM events GROUP BY session ORDER BY MIN(seq)`,
+    )
+    .all() as SessionInfo[];
+  return rows.map((r) => ({ ...r, firstSeq: Number(r.firstSeq), lastSeq: Number(r.lastSeq), events: Number(r.events), tokens: Number(r.tokens ?? 0) }));
+}
+
+const note = (session: string, content: string, ts?: string) => ({ kind: 'note', role: 'user', session, content, ...(ts ? { ts } : {}) });
+
+test('appends here and by another writer, new sessions, earlier and later times: the same as grouping every event', withDir((dir) => {
+  const path = join(dir, 'scroll.db');
+  const log = EventLog.open({ path });
+  log.appendMany([note('a', 'first of a', '2026-01-02T00:00:00Z'), note('b', 'first of b', '2026-01-03T00:00:00Z')]);
+  assert.deepEqual(log.sessions(), grouped(log));
+  log.appendMany([note('a', 'a again, dated earlier', '2025-12-31T00:00:00Z'), note('c', 'a new session')]);
+  assert.deepEqual(log.sessions(), grouped(log));
+  const other = EventLog.open({ path });
+  other.appendMany([note('b', 'b from another writer, longer text '.repeat(20)), note('d', 'and a session of its own')]);
+  other.close();
+  const after = log.sessions();
+  assert.deepEqual(after, grouped(log));
+  assert.deepEqual(after.map((s) => s.session), ['a', 'b', 'c', 'd']);
+  assert.equal(after[0].firstTs, '2025-12-31T00:00:00Z');
+  // The caller may sort or change what it gets.
+  after.sort((x, y) => y.lastSeq - x.lastSeq).forEach((s) => (s.events = -1));
+  assert.deepEqual(log.sessions(), grouped(log));
+  log.close();
+}));
+
+test('a purge that rewrote a session name is seen (everything is read again)', withDir((dir) => {
+  const log = EventLog.open({ path: join(dir, 'scroll.db'), redact: false });
+  log.appendMany([note('deploy-hunter2', 'one'), note('deploy-hunter2', 'two'), note('other', 'three')]);
+  assert.deepEqual(log.sessions().map((s) => s.session), ['deploy-hunter2', 'other']);
+  const r = log.purge({ seqs: [1, 2], texts: ['hunter2'] });
+  assert.equal(r.events.length, 2, JSON.stringify(r));
+  const now = log.sessions();
+  assert.deepEqual(now, grouped(log));
+  assert.ok(!now.some((s) => s.session.includes('hunter2')), JSON.stringify(now));
+  log.close();
+}));
+
+test('inside a bulk append it sees the rows in flight, and after a rollback it no longer does', withDir(async (dir) => {
+  const log = EventLog.open({ path: join(dir, 'scroll.db') });
+  log.appendMany([note('a', 'committed')]);
+  const before = log.sessions();
+  const bulk = log.beginBulk({ worker: false });
+  await bulk.submit([note('a', 'in flight'), note('z', 'in flight too')]);
+  assert.deepEqual(log.sessions(), grouped(log));
+  assert.deepEqual(log.sessions().map((s) => s.session), ['a', 'z']);
+  bulk.rollback();
+  // As many events appended again, so the log is as long as it was in flight: only what committed counts.
+  log.appendMany([note('a', 'committed later'), note('a', 'and another')]);
+  assert.deepEqual(log.sessions(), grouped(log));
+  assert.deepEqual(log.sessions().map((s) => s.session), before.map((s) => s.session), 'session z was rolled back');
+  log.close();
+}));

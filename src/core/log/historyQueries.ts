@@ -117,58 +117,104 @@ export function sessionSources(log: QueryableLog): Map<string, string> {
 }
 
 /**
- * Every session with its first and last seq and time, event count and tokens, in order of first
- * appearance. Grouping the whole table reads every row (a second at a GB), and the history panel
- * asks each time the log grows, so the answer is kept per connection and only the events appended
- * since are folded in: an append can only extend a session or start one. A purge rewrites events
- * in place (and says so with a `purge` event): then everything is read again, as it is when the
- * log holds fewer events than before (another file, or a rolled-back append). Inside a
- * transaction on this connection (rows that may still roll back) nothing read is kept.
+ * A value derived from every event, kept per connection and extended by the events appended since
+ * it was computed (`fold(value, from, to)` adds the events of seqs from+1..to): the log only grows.
+ * A purge rewrites events in place (and says so with a `purge` event): then everything is read
+ * again, as it is when the log holds fewer events than before (another file, or a rolled-back
+ * append). Inside a transaction on this connection (rows that may still roll back) nothing read is
+ * kept: a copy is extended instead.
  */
-export function sessionSummaries(log: QueryableLog, inTransaction: boolean): SessionInfo[] {
+function keptPerConnection<T>(
+  log: QueryableLog,
+  cache: WeakMap<object, { upTo: number; value: T }>,
+  inTransaction: boolean,
+  fresh: () => T,
+  copy: (value: T) => T,
+  fold: (value: T, from: number, to: number) => void,
+): T {
   const db = log.database;
   const max = Number((stmt(log, 'SELECT COALESCE(MAX(seq), 0) AS m FROM events').get() as { m: unknown }).m);
-  let kept = sessionCache.get(db);
+  let kept = cache.get(db);
   if (kept && (max < kept.upTo || (max > kept.upTo && stmt(log, "SELECT 1 FROM events WHERE kind = 'purge' AND seq > ? LIMIT 1").get(kept.upTo)))) kept = undefined;
-  const base = kept ?? { upTo: 0, list: [], byName: new Map<string, SessionInfo>() };
-  const into = inTransaction && max > base.upTo ? copySummaries(base) : base;
-  if (max > into.upTo) {
-    const rows = stmt(
-      log,
-      `SELECT session, MIN(seq) AS firstSeq, MAX(seq) AS lastSeq, MIN(ts) AS firstTs, MAX(ts) AS lastTs, COUNT(*) AS events, SUM(tokens) AS tokens
-       FROM events WHERE seq > ? AND seq <= ? GROUP BY session ORDER BY MIN(seq)`,
-    ).all(into.upTo, max) as SessionInfo[];
-    for (const r of rows) {
-      const tokens = Number(r.tokens ?? 0);
-      const had = into.byName.get(r.session);
-      if (!had) {
-        const info = { session: r.session, firstSeq: Number(r.firstSeq), lastSeq: Number(r.lastSeq), firstTs: r.firstTs, lastTs: r.lastTs, events: Number(r.events), tokens };
-        into.byName.set(r.session, info);
-        into.list.push(info);
-        continue;
-      }
-      had.lastSeq = Math.max(had.lastSeq, Number(r.lastSeq));
-      if (r.firstTs < had.firstTs) had.firstTs = r.firstTs;
-      if (r.lastTs > had.lastTs) had.lastTs = r.lastTs;
-      had.events += Number(r.events);
-      had.tokens += tokens;
-    }
-    into.upTo = max;
-  }
-  if (!inTransaction) sessionCache.set(db, into);
-  return into.list.map((s) => ({ ...s }));
+  const base = kept ?? { upTo: 0, value: fresh() };
+  if (max === base.upTo) return base.value;
+  const into = inTransaction ? { upTo: base.upTo, value: copy(base.value) } : base;
+  fold(into.value, into.upTo, max);
+  into.upTo = max;
+  if (!inTransaction) cache.set(db, into);
+  return into.value;
 }
 
 interface SessionSummaries {
-  /** Events up to this seq are folded in. */
-  upTo: number;
   list: SessionInfo[];
   byName: Map<string, SessionInfo>;
 }
 
-const sessionCache = new WeakMap<object, SessionSummaries>();
+const sessionCache = new WeakMap<object, { upTo: number; value: SessionSummaries }>();
 
-function copySummaries(s: SessionSummaries): SessionSummaries {
-  const list = s.list.map((x) => ({ ...x }));
-  return { upTo: s.upTo, list, byName: new Map(list.map((x) => [x.session, x])) };
+/**
+ * Every session with its first and last seq and time, event count and tokens, in order of first
+ * appearance. Grouping the whole table reads every row (a second at a GB), and the history panel
+ * asks each time the log grows: kept per connection and extended by what was appended since
+ * (`keptPerConnection`); an append can only extend a session or start one.
+ */
+export function sessionSummaries(log: QueryableLog, inTransaction: boolean): SessionInfo[] {
+  const kept = keptPerConnection<SessionSummaries>(
+    log,
+    sessionCache,
+    inTransaction,
+    () => ({ list: [], byName: new Map() }),
+    (v) => {
+      const list = v.list.map((x) => ({ ...x }));
+      return { list, byName: new Map(list.map((x) => [x.session, x])) };
+    },
+    (into, from, to) => {
+      const rows = stmt(
+        log,
+        `SELECT session, MIN(seq) AS firstSeq, MAX(seq) AS lastSeq, MIN(ts) AS firstTs, MAX(ts) AS lastTs, COUNT(*) AS events, SUM(tokens) AS tokens
+         FROM events WHERE seq > ? AND seq <= ? GROUP BY session ORDER BY MIN(seq)`,
+      ).all(from, to) as SessionInfo[];
+      for (const r of rows) {
+        const tokens = Number(r.tokens ?? 0);
+        const had = into.byName.get(r.session);
+        if (!had) {
+          const info = { session: r.session, firstSeq: Number(r.firstSeq), lastSeq: Number(r.lastSeq), firstTs: r.firstTs, lastTs: r.lastTs, events: Number(r.events), tokens };
+          into.byName.set(r.session, info);
+          into.list.push(info);
+          continue;
+        }
+        had.lastSeq = Math.max(had.lastSeq, Number(r.lastSeq));
+        if (r.firstTs < had.firstTs) had.firstTs = r.firstTs;
+        if (r.lastTs > had.lastTs) had.lastTs = r.lastTs;
+        had.events += Number(r.events);
+        had.tokens += tokens;
+      }
+    },
+  );
+  return kept.list.map((x) => ({ ...x }));
+}
+
+const facetCache = new WeakMap<object, { upTo: number; value: { kinds: Set<string>; roles: Set<string> } }>();
+
+/**
+ * The kinds and roles the log holds, sorted (the history panel's filters). Roles have no index, so
+ * listing them reads every row: kept per connection and extended by what was appended since
+ * (`keptPerConnection`).
+ */
+export function eventFacets(log: QueryableLog, inTransaction: boolean): { kinds: string[]; roles: string[] } {
+  const kept = keptPerConnection(
+    log,
+    facetCache,
+    inTransaction,
+    () => ({ kinds: new Set<string>(), roles: new Set<string>() }),
+    (v) => ({ kinds: new Set(v.kinds), roles: new Set(v.roles) }),
+    (into, from, to) => {
+      for (const r of stmt(log, 'SELECT DISTINCT kind, role FROM events WHERE seq > ? AND seq <= ?').all(from, to) as { kind: unknown; role: unknown }[]) {
+        into.kinds.add(String(r.kind));
+        into.roles.add(String(r.role));
+      }
+    },
+  );
+  const sorted = (set: Set<string>) => [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { kinds: sorted(kept.kinds), roles: sorted(kept.roles) };
 }

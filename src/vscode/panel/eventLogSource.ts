@@ -4,7 +4,7 @@
  * facets) select only small columns so they never load a session's text or payloads.
  */
 import { openDatabase, type Database, type Statement } from '../../core/db';
-import { sourcesOf } from '../../core/log/historyQueries';
+import { eventFacets, sourcesOf } from '../../core/log/historyQueries';
 import { countMatches, snippetsFor } from '../../core/search';
 import type { LogEvent, LogStats, SearchOptions, SearchResult, SessionInfo } from '../../core/types';
 import type { OutlineRow, PanelDataSource, StepCount } from './panelDataSource';
@@ -107,10 +107,7 @@ export class EventLogPanelSource implements PanelDataSource {
   }
 
   facets(): { kinds: string[]; roles: string[] } {
-    // DISTINCT over the (kind, seq) index is a skip-scan; roles have no index but few values.
-    const kinds = this.stmt(`SELECT DISTINCT kind FROM events ORDER BY kind`).all().map((r) => String(r.kind));
-    const roles = this.stmt(`SELECT DISTINCT role FROM events ORDER BY role`).all().map((r) => String(r.role));
-    return { kinds, roles };
+    return eventFacets({ database: this.meta }, this.meta.inTransaction);
   }
 
   close(): void {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
 import type { SessionInfo } from '../../../src/core/types';
+import { eventFacets } from '../../../src/core/log/historyQueries';
 
 function withDir(fn: (dir: string) => Promise<void> | void): () => Promise<void> {
   return async () => {
@@ -81,5 +82,20 @@ test('inside a bulk append it sees the rows in flight, and after a rollback it n
   log.appendMany([note('a', 'committed later'), note('a', 'and another')]);
   assert.deepEqual(log.sessions(), grouped(log));
   assert.deepEqual(log.sessions().map((s) => s.session), before.map((s) => s.session), 'session z was rolled back');
+  log.close();
+}));
+
+test('the kinds and roles of the panel filters follow appends and a purge, as listing every event gives them', withDir((dir) => {
+  const log = EventLog.open({ path: join(dir, 'scroll.db'), redact: false });
+  const distinct = (col: 'kind' | 'role') => (log.database.prepare(`SELECT DISTINCT ${col} AS v FROM events ORDER BY ${col}`).all() as { v: string }[]).map((r) => r.v);
+  const both = () => ({ kinds: distinct('kind'), roles: distinct('role') });
+  log.appendMany([note('a', 'one')]);
+  assert.deepEqual(eventFacets(log, false), both());
+  log.appendMany([{ kind: 'tool_result', role: 'tool', session: 'a', content: 'out' }, { kind: 'note', role: 'reviewer-hunter2', session: 'a', content: 'x' }]);
+  assert.deepEqual(eventFacets(log, false), both());
+  log.purge({ seqs: [log.maxSeq()], texts: ['hunter2'] });
+  const after = eventFacets(log, false);
+  assert.deepEqual(after, both());
+  assert.ok(!after.roles.some((r) => r.includes('hunter2')), JSON.stringify(after));
   log.close();
 }));

@@ -35,7 +35,9 @@ function findTests(dir) {
 
 async function main() {
   const t0 = Date.now();
-  const files = findTests(path.join(repoRoot, 'test', 'e2e')).filter((f) => !fileFilters.length || fileFilters.some((x) => f.includes(x)));
+  // Filters match the path under test/ ("e2e/panel.e2e.js"), not the checkout's own path (which may hold "panel").
+  const testDir = path.join(repoRoot, 'test');
+  const files = findTests(path.join(testDir, 'e2e')).filter((f) => !fileFilters.length || fileFilters.some((x) => path.relative(testDir, f).includes(x)));
   if (!files.length) throw new Error(`no e2e test files matched${fileFilters.length ? ` ${fileFilters.join(', ')}` : ''} under test/e2e (*.e2e.js)`);
   const host = ensureHost();
   if (!opts['no-build']) buildExtension({ tsc: false });

@@ -25,7 +25,8 @@ export class LogService implements vscode.Disposable {
   /** The background rebuild of an index built by an older tokenizer, while it runs. */
   private reindex: { log: EventLog; done: Promise<void>; stop: AbortController } | undefined;
   private readonly changed = new vscode.EventEmitter<void>();
-  private readonly closed = new vscode.EventEmitter<{ path: string; why: string }>();
+  /** Fires with why the log was closed. */
+  private readonly closed = new vscode.EventEmitter<string>();
   private readonly subscriptions: vscode.Disposable[];
 
   readonly onDidChange = this.changed.event;
@@ -173,11 +174,10 @@ export class LogService implements vscode.Disposable {
     if (!this.instance) return;
     if (this.reindex?.log === this.instance) this.reindex.stop.abort(); // rolls back; the next open tries again
     this.instance.close();
-    const closedPath = this.openedPath ?? '';
-    out.info(`log closed: ${closedPath} (${why})`);
+    out.info(`log closed: ${this.openedPath} (${why})`);
     this.instance = undefined;
     this.openedPath = undefined;
-    this.closed.fire({ path: closedPath, why });
+    this.closed.fire(why);
     this.changed.fire();
   }
 

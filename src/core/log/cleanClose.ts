@@ -9,7 +9,7 @@
  * WAL means writes the file does not hold yet. Either way the next open checks the pages as before.
  * `scroll check` always verifies everything.
  */
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { sleepSync } from '../db/sqliteErrors';
 import { headFileFor, readHeadFile, writeHeadFile, type ChainHead } from './chain';
 
@@ -32,11 +32,10 @@ export function fileIdentity(path: string): string | undefined {
 
 /** True when SQLite has no writes pending for the file in its WAL (none, or an empty one). */
 function noPendingWal(dbPath: string): boolean {
-  const wal = `${dbPath}-wal`;
   try {
-    return !existsSync(wal) || statSync(wal).size === 0;
-  } catch {
-    return false;
+    return statSync(`${dbPath}-wal`).size === 0;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT';
   }
 }
 

@@ -6,8 +6,9 @@
  * The kernel follows `scroll.kernel.backend` and `scroll.kernel.sandbox` (src/vscode/kernel/factory.ts);
  * a running kernel that no longer matches the sandbox setting is stopped (the next cell starts one that
  * does), and so is every kernel when the log closes (`scroll.log.path` or redaction changed): its `ms`
- * answered from that log, and its sandbox hides that log's folder, not the next one's. Cells are logged by whoever runs them: the agent loop's scroll_exec for @scroll, the
- * scroll_exec tool for other agents. Every start, stop and restart goes to the "Scroll" output channel
+ * answered from that log, and its sandbox hides that log's folder, not the next one's. Cells are
+ * logged by whoever runs them: the agent loop's scroll_exec for @scroll, the scroll_exec tool for
+ * other agents. Every start, stop and restart goes to the "Scroll" output channel
  * with the session, the backend and the sandbox mode.
  */
 import * as vscode from 'vscode';
@@ -68,7 +69,7 @@ export class KernelPool implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('scroll.kernel.sandbox')) void this.stopKernelsOutsideSandboxSetting();
       }),
-      logs.onDidClose(({ why }) => void this.stopAll(`its log closed (${why}); the next cell starts a kernel on the log open now (its variables are gone)`)),
+      logs.onDidClose((why) => void this.stopAll(`its log closed (${why}); the next cell starts a kernel on the log open now (its variables are gone)`)),
     ];
   }
 
@@ -232,7 +233,7 @@ export class KernelPool implements vscode.Disposable {
   }
 
   dispose(): void {
-    for (const s of [...this.kernels.keys()]) void this.stop(s, 'Scroll is shutting down');
+    void this.stopAll('Scroll is shutting down');
     for (const s of this.subscriptions) s.dispose();
   }
 }

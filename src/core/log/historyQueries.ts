@@ -145,6 +145,27 @@ function keptPerConnection<T>(
   return into.value;
 }
 
+/**
+ * The seq range a kept value is extended by. Appended since: the rows themselves, by seq. The
+ * first read on a connection covers the whole log: `+seq` keeps SQLite from walking the table by
+ * seq, so it reads the covering index instead (schema version 5: no row, no content read), or
+ * the table in a log opened read-only before its migration.
+ */
+function seqRange(from: number): string {
+  return from === 0 ? '+seq > ? AND +seq <= ?' : 'seq > ? AND seq <= ?';
+}
+
+/** The sessions of the events in (from, to], grouped (bound: from, to). */
+export function sessionsSql(from: number): string {
+  return 'SELECT session, MIN(seq) AS firstSeq, MAX(seq) AS lastSeq, MIN(ts) AS firstTs, MAX(ts) AS lastTs, COUNT(*) AS events, SUM(tokens) AS tokens ' +
+    `FROM events WHERE ${seqRange(from)} GROUP BY session ORDER BY MIN(seq)`;
+}
+
+/** The kinds and roles of the events in (from, to] (bound: from, to). */
+export function facetsSql(from: number): string {
+  return `SELECT DISTINCT kind, role FROM events WHERE ${seqRange(from)}`;
+}
+
 interface SessionSummaries {
   list: SessionInfo[];
   byName: Map<string, SessionInfo>;
@@ -154,7 +175,7 @@ const sessionCache = new WeakMap<object, { upTo: number; value: SessionSummaries
 
 /**
  * Every session with its first and last seq and time, event count and tokens, in order of first
- * appearance. Grouping the whole table reads every row (a second at a GB), and the history panel
+ * appearance. Grouping the whole log reads its session index (`seqRange`), and the history panel
  * asks each time the log grows: kept per connection and extended by what was appended since
  * (`keptPerConnection`); an append can only extend a session or start one.
  */
@@ -169,11 +190,7 @@ export function sessionSummaries(log: QueryableLog, inTransaction: boolean): Ses
       return { list, byName: new Map(list.map((x) => [x.session, x])) };
     },
     (into, from, to) => {
-      const rows = stmt(
-        log,
-        `SELECT session, MIN(seq) AS firstSeq, MAX(seq) AS lastSeq, MIN(ts) AS firstTs, MAX(ts) AS lastTs, COUNT(*) AS events, SUM(tokens) AS tokens
-         FROM events WHERE seq > ? AND seq <= ? GROUP BY session ORDER BY MIN(seq)`,
-      ).all(from, to) as SessionInfo[];
+      const rows = stmt(log, sessionsSql(from)).all(from, to) as SessionInfo[];
       for (const r of rows) {
         const tokens = Number(r.tokens ?? 0);
         const had = into.byName.get(r.session);
@@ -197,8 +214,8 @@ export function sessionSummaries(log: QueryableLog, inTransaction: boolean): Ses
 const facetCache = new WeakMap<object, { upTo: number; value: { kinds: Set<string>; roles: Set<string> } }>();
 
 /**
- * The kinds and roles the log holds, sorted (the history panel's filters). Roles have no index, so
- * listing them reads every row: kept per connection and extended by what was appended since
+ * The kinds and roles the log holds, sorted (the history panel's filters). Listing them reads the
+ * whole kind index (`seqRange`): kept per connection and extended by what was appended since
  * (`keptPerConnection`).
  */
 export function eventFacets(log: QueryableLog, inTransaction: boolean): { kinds: string[]; roles: string[] } {
@@ -209,7 +226,7 @@ export function eventFacets(log: QueryableLog, inTransaction: boolean): { kinds:
     () => ({ kinds: new Set<string>(), roles: new Set<string>() }),
     (v) => ({ kinds: new Set(v.kinds), roles: new Set(v.roles) }),
     (into, from, to) => {
-      for (const r of stmt(log, 'SELECT DISTINCT kind, role FROM events WHERE seq > ? AND seq <= ?').all(from, to) as { kind: unknown; role: unknown }[]) {
+      for (const r of stmt(log, facetsSql(from)).all(from, to) as { kind: unknown; role: unknown }[]) {
         into.kinds.add(String(r.kind));
         into.roles.add(String(r.role));
       }

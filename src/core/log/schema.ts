@@ -6,7 +6,7 @@
  * table and column names; change them only with a migration and a matching Python change.
  */
 
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Columns of the FTS5 index, in order. Weights for bm25() live in search/ranking. */
 export const FTS_COLUMNS = ['body', 'code', 'parts', 'headline'] as const;
@@ -146,6 +146,21 @@ CREATE TABLE IF NOT EXISTS event_vectors(
   text_hash TEXT    NOT NULL,
   PRIMARY KEY(model, seq)
 ) WITHOUT ROWID;
+`,
+  },
+  {
+    // The history panel, Search History and the MCP server list the sessions (first and last seq
+    // and time, events, tokens) and the kinds and roles; reading those from the table reads every
+    // row, content and all (a second or two at a GB, cold). With ts and tokens in the session index
+    // and role in the kind index, the first listing on a connection reads the indexes only
+    // (historyQueries.ts, bench/panel.bench.mjs). Same names and leading columns: every query and
+    // `INDEXED BY` that used the narrower indexes uses these. Building them reads the table once.
+    version: 5,
+    sql: `
+DROP INDEX IF EXISTS events_session_seq;
+CREATE INDEX events_session_seq ON events(session, seq, ts, tokens);
+DROP INDEX IF EXISTS events_kind_seq;
+CREATE INDEX events_kind_seq ON events(kind, seq, role);
 `,
   },
 ];

@@ -59,7 +59,7 @@ test('ingest → stats/search/show/export → ingest again: identical events', (
     assert.equal(stats.sessions, 2);
     assert.equal(stats.payloads, 1);
     assert.ok(stats.bytes > 0);
-    assert.equal(stats.schema_version, 4);
+    assert.equal(stats.schema_version, 5);
     assert.match(ok(scroll(dir, ['stats'])).stdout, /events\s+5/);
 
     const search = JSON.parse(ok(scroll(dir, ['search', 'getUserById', '--json'])).stdout);

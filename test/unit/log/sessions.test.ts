@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
 import type { SessionInfo } from '../../../src/core/types';
-import { eventFacets } from '../../../src/core/log/historyQueries';
+import { eventFacets, facetsSql, sessionsSql } from '../../../src/core/log/historyQueries';
+import { SCHEMA_VERSION } from '../../../src/core/log/schema';
 
 function withDir(fn: (dir: string) => Promise<void> | void): () => Promise<void> {
   return async () => {
@@ -98,4 +99,50 @@ test('the kinds and roles of the panel filters follow appends and a purge, as li
   assert.deepEqual(after, both());
   assert.ok(!after.roles.some((r) => r.includes('hunter2')), JSON.stringify(after));
   log.close();
+}));
+
+/** What SQLite plans for `sql`, one line per step. */
+const plan = (log: EventLog, sql: string) =>
+  (log.database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(0, 1) as { detail: string }[]).map((r) => r.detail).join('; ');
+const indexColumns = (log: EventLog, index: string) =>
+  (log.database.prepare(`PRAGMA index_info(${index})`).all() as { name: string }[]).map((r) => r.name);
+
+test('the first listing on a connection reads the session and kind indexes, never the rows and their content', withDir((dir) => {
+  const path = join(dir, 'scroll.db');
+  const log = EventLog.open({ path, redact: false });
+  // Rows long enough to spill onto overflow pages: reading ts or tokens from the table would walk them.
+  log.appendMany(Array.from({ length: 40 }, (_, i) => ({ ...note(`s${i % 3}`, `event ${i} `.repeat(600)), kind: i % 2 ? 'note' : 'tool_result', role: i % 5 ? 'user' : 'tool' })));
+  assert.match(plan(log, sessionsSql(0)), /SCAN events USING COVERING INDEX events_session_seq/);
+  assert.match(plan(log, facetsSql(0)), /SCAN events USING COVERING INDEX events_kind_seq/);
+  // What was appended since is read by seq, from the rows themselves.
+  assert.match(plan(log, sessionsSql(40)), /USING INTEGER PRIMARY KEY/);
+  assert.match(plan(log, facetsSql(40)), /USING INTEGER PRIMARY KEY/);
+  const fresh = EventLog.open({ path, redact: false });
+  assert.deepEqual(fresh.sessions(), grouped(log));
+  const distinct = (col: 'kind' | 'role') => (log.database.prepare(`SELECT DISTINCT ${col} AS v FROM events ORDER BY ${col}`).all() as { v: string }[]).map((r) => r.v);
+  assert.deepEqual(eventFacets(fresh, false), { kinds: distinct('kind'), roles: distinct('role') });
+  fresh.close();
+  log.close();
+}));
+
+test('a log of schema 4 migrates to the wider indexes: same names, the same sessions and facets, the chain intact', withDir((dir) => {
+  const path = join(dir, 'scroll.db');
+  const log = EventLog.open({ path, redact: false });
+  log.appendMany([note('a', 'one', '2026-01-02T00:00:00Z'), note('b', 'two'), { kind: 'tool_result', role: 'tool', session: 'a', content: 'out' }]);
+  // The indexes and version as schema 4 left them.
+  log.database.exec(`DROP INDEX events_session_seq; CREATE INDEX events_session_seq ON events(session, seq);
+    DROP INDEX events_kind_seq; CREATE INDEX events_kind_seq ON events(kind, seq);
+    UPDATE scroll_meta SET value = '4' WHERE key = 'schema_version'; PRAGMA user_version = 4;`);
+  const before = grouped(log);
+  log.close();
+  const migrated = EventLog.open({ path, redact: false });
+  assert.equal(migrated.stats().schemaVersion, SCHEMA_VERSION);
+  assert.deepEqual(indexColumns(migrated, 'events_session_seq'), ['session', 'seq', 'ts', 'tokens']);
+  assert.deepEqual(indexColumns(migrated, 'events_kind_seq'), ['kind', 'seq', 'role']);
+  assert.deepEqual(migrated.sessions(), before);
+  assert.deepEqual(eventFacets(migrated, false), { kinds: ['note', 'tool_result'], roles: ['tool', 'user'] });
+  assert.equal(migrated.maxSeq(), 3, 'the migration appends no event');
+  const check = migrated.verify();
+  assert.equal(check.ok, true, JSON.stringify(check));
+  migrated.close();
 }));

@@ -240,7 +240,10 @@ class MemorySpace:
             tool_call_id=row["tool_call_id"], parent_seq=row["parent_seq"], headline=row["headline"],
             payload=handle, bytes=row["bytes"], tokens=row["tokens"])
         if problem:
-            event["payload_error"] = problem + " — content is the stored preview"
+            # The same sentence as src/core/log/previewOnly.ts.
+            event["payload_error"] = (
+                "Only the first %d characters of this event (%d bytes) can be shown: its payload file cannot be read (%s). "
+                '"scroll check" or "Scroll: Check History Integrity" lists every such event.' % (len(content), row["bytes"], problem))
         return event
 
 

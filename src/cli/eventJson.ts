@@ -3,13 +3,20 @@
  * export reads back identically. Field names are snake_case like the database columns.
  */
 import { InvalidInputError } from '../core/errors';
-import type { LogEvent, NewEvent } from '../core/types';
+import { previewOnlyNote } from '../core/log/previewOnly';
+import type { ReadEvent } from '../core/log/eventLog';
+import type { NewEvent } from '../core/types';
 
 /** Fields export writes that ingest recomputes (new seq, derived sizes): accepted and ignored. */
 const DERIVED_FIELDS = new Set(['seq', 'payload', 'bytes', 'tokens']);
 const KNOWN_FIELDS = new Set(['kind', 'role', 'content', 'session', 'name', 'ts', 'meta', 'headline', 'step', 'tool_call_id', 'parent_seq', 'toolCallId', 'parentSeq']);
 
-export function eventToJson(e: LogEvent): Record<string, unknown> {
+/**
+ * One event as a JSON object. An event read from its preview only (its payload file cannot be
+ * read) says so in `payload_error`, which ingest reports as an unknown field rather than taking in.
+ */
+export function eventToJson(e: ReadEvent): Record<string, unknown> {
+  const note = previewOnlyNote(e);
   return {
     seq: e.seq,
     session: e.session,
@@ -23,6 +30,7 @@ export function eventToJson(e: LogEvent): Record<string, unknown> {
     step: e.step,
     tool_call_id: e.toolCallId,
     parent_seq: e.parentSeq,
+    ...(note === undefined ? {} : { payload_error: note }),
   };
 }
 

@@ -102,6 +102,8 @@ export interface PanelEvent {
   contentLength: number;
   /** True when `content` is only the head of the content. */
   truncated: boolean;
+  /** Set when the payload file cannot be read: `content` is the stored preview, and this says why. */
+  previewOnly?: string;
 }
 
 export interface EventPage {

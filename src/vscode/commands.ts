@@ -5,6 +5,7 @@ import type { SearchHit } from '../core/types';
 import { openScrollDocument } from './documents/contentProvider';
 import { parseSeqSpec, renderSessionExport, type SeqSpec } from './documents/eventMarkdown';
 import { latestSession, sessionEvents } from './documents/historyQueries';
+import { previewOnlySeqs } from '../core/log/previewOnly';
 import { sessionSources, sourcesOf } from '../core/log/historyQueries';
 import { hitItemText, sourceChoices } from './searchHistoryItems';
 import { sourceDisplay } from '../shared/sourceDisplay';
@@ -107,7 +108,15 @@ export function registerCommands(context: vscode.ExtensionContext, services: Com
     if (!chosen) return undefined;
     const log = services.logs.existingLog();
     if (!log) return undefined;
-    const markdown = renderSessionExport(chosen, sessionEvents(log, chosen));
+    const events = sessionEvents(log, chosen);
+    const markdown = renderSessionExport(chosen, events);
+    const partial = previewOnlySeqs(events);
+    if (partial.length) {
+      // The export is written anyway (each such event marked in it): the rest of the session is whole.
+      void vscode.window.showWarningMessage(
+        `Scroll: ${partial.length} event(s) of session ${chosen} are exported from their stored preview only: their payload file is missing or damaged (seq ${partial.slice(0, 10).join(', ')}${partial.length > 10 ? ', …' : ''}). "Scroll: Check History Integrity" lists them all.`,
+      );
+    }
     let destination: 'untitled' | vscode.Uri | undefined = to;
     if (!destination) {
       const pick = await vscode.window.showQuickPick(['Open in an untitled editor', 'Save to a file…'], { title: `Export session ${chosen}` });

@@ -51,6 +51,9 @@ function seedWorkspace() {
   }
   const hostile = HOSTILE.map((h, i) => add({ session: 'panel-e2e', kind: 'note', role: 'user', content: `hostile sample ${i}: ${h}`, headline: h }));
   const big = add({ session: 'panel-e2e', kind: 'tool_result', role: 'tool', name: 'run', content: `${'walrus '.repeat(4000)}THE-END-OF-BIG` });
+  // Its payload file is deleted below: the panel must show its stored preview, marked, not fail.
+  const lostContent = `${'orca '.repeat(4000)}THE-END-OF-LOST`;
+  const lost = add({ session: 'panel-e2e', kind: 'tool_result', role: 'tool', name: 'run', content: lostContent });
   for (let i = 0; i < BULK; i++) add({ session: 'bulk', kind: 'note', role: 'user', content: `zebra sighting number ${i} near the river bank` });
   // A source name is logged text too: one with markup must be shown as text (Sessions tab, Source filter).
   add({ session: 'odd-agent:1', kind: 'note', role: 'user', content: 'a note of an agent with an odd name', meta: { source: HOSTILE[0] } });
@@ -60,6 +63,8 @@ function seedWorkspace() {
   const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'scroll.js'), 'ingest', file, '--db', db, '--json'], { cwd: dir, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`seeding the panel workspace failed: ${(r.stderr || r.stdout).trim()}`);
   fs.rmSync(file);
+  const handle = require('node:crypto').createHash('sha256').update(lostContent, 'utf8').digest('hex');
+  fs.rmSync(path.join(dir, '.scroll', 'payloads', handle.slice(0, 2), handle));
   // Another agent's session of this workspace, for code-server's capture to find (src/vscode/capture):
   // a Claude Code transcript in the fake home, and the workspace's setting to capture that source.
   const home = process.env.SCROLL_E2E_CAPTURE_HOME;
@@ -74,7 +79,7 @@ function seedWorkspace() {
   })).join('\n') + '\n');
   fs.mkdirSync(path.join(dir, '.vscode'), { recursive: true });
   fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({ 'scroll.capture.sources': { 'claude-code': true } }, null, 2));
-  return { dir, evictions, hostile, big, captured };
+  return { dir, evictions, hostile, big, lost, captured };
 }
 
 describe('history panel (real workbench)', function () {
@@ -301,6 +306,17 @@ describe('history panel (real workbench)', function () {
     assert.doesNotMatch(await content.innerText(), /THE-END-OF-BIG/);
     await frame.locator('[data-testid=detail] [data-testid=load-rest]').click();
     await waitFor(async () => /THE-END-OF-BIG/.test(await content.innerText()), { what: 'the rest of the content' });
+  });
+
+  it('shows an event whose payload file is gone as its stored preview, saying so', async () => {
+    await searchSettled(await typeQuery('orca'));
+    await frame.locator('.vlist-row').first().click();
+    const card = frame.locator('[data-testid=detail] > article.event', { hasText: 'orca' });
+    await card.waitFor({ timeout: 10000 });
+    assert.equal(Number(await card.getAttribute('data-seq')), seed.lost);
+    assert.match(await card.locator('[data-testid=preview-only]').innerText(), /^Only the first 512 characters of this event \(\d+ bytes\) can be shown: its payload file cannot be read/);
+    assert.doesNotMatch(await card.locator('pre.content').first().innerText(), /THE-END-OF-LOST/);
+    assert.equal(await card.locator('[data-testid=load-rest]').count(), 0, 'there is no rest to load');
   });
 
   it('expands by seq range', async () => {

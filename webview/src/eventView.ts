@@ -74,6 +74,7 @@ export function eventCard(e: PanelEvent, actions: EventActions, opts: { compact?
     eventHeader(e),
     e.headline ? h('div', { class: 'headline' }, e.headline) : null,
     opts.compact ? null : facts,
+    e.previewOnly ? h('div', { class: 'preview-only', role: 'note', 'data-testid': 'preview-only' }, e.previewOnly) : null,
     content,
     more.childNodes.length ? more : null,
     tools,

@@ -2,18 +2,21 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { InvalidInputError } from '../../core/errors';
 import type { EventLog } from '../../core/log/eventLog';
 import { exportEvent, exportHeader, type ExportSpan } from '../../core/log/sessionMarkdown';
-import type { LogEvent, SessionInfo } from '../../core/types';
+import type { ReadEvent } from '../../core/log/eventLog';
+import type { SessionInfo } from '../../core/types';
+import { partialSummary } from './show';
 import { UsageError, stringOption, type Command } from '../command';
 import { eventToJson } from '../eventJson';
 import { openForReading } from '../openLog';
 
-function* eventsOf(log: EventLog, session: string | undefined): Generator<LogEvent> {
+/** Every event (of `session`), in seq order; one whose payload file cannot be read as its preview, marked. */
+function* eventsOf(log: EventLog, session: string | undefined): Generator<ReadEvent> {
   if (session !== undefined) {
-    yield* log.iterateSession(session);
+    yield* log.iterateSession(session, 500, { keepPreview: true });
     return;
   }
   const max = log.maxSeq();
-  for (let from = 1; from <= max; from += 500) yield* log.range(from, Math.min(max, from + 499));
+  for (let from = 1; from <= max; from += 500) yield* log.range(from, Math.min(max, from + 499), { keepPreview: true });
 }
 
 /** The whole log's span, from its sessions; undefined when the log is empty. */
@@ -35,7 +38,9 @@ export const command: Command = {
 
 --format md     a readable Markdown transcript
 --format jsonl  one event per line; \`scroll ingest\` reads it back identically
-Without --session, every session is exported in seq order.`,
+Without --session, every session is exported in seq order. An event whose payload file cannot be
+read is exported from its stored preview, marked so (payload_error in jsonl); then the exit
+status is 1.`,
   options: {
     session: { type: 'string' },
     format: { type: 'string' },
@@ -64,7 +69,9 @@ Without --session, every session is exported in seq order.`,
         const span = all ? spanOfAll(sessions) : info;
         write(exportHeader(session, span));
       }
+      const partial: number[] = [];
       for (const e of eventsOf(log, session)) {
+        if (e.payloadError !== undefined) partial.push(e.seq);
         write(format === 'md' ? exportEvent(e, { withSession: all }) : JSON.stringify(eventToJson(e)) + '\n');
       }
       if (file) {
@@ -74,7 +81,8 @@ Without --session, every session is exported in seq order.`,
           f.end(() => ok());
         });
       }
-      return 0;
+      if (partial.length) ctx.io.stderr(`scroll export: ${partialSummary(partial)}\n`);
+      return partial.length ? 1 : 0;
     } finally {
       log.close();
     }

@@ -23,6 +23,8 @@ import {
   type IndexSnapshotEntry,
 } from '../log/eventMeta';
 import { evictions as evictionRows } from '../log/historyQueries';
+import type { ReadEvent, ReadOptions } from '../log/eventLog';
+import { withPreviewNote } from '../log/previewOnly';
 import type { LogEvent, NewEvent } from '../types';
 import { CancelledError } from '../errors';
 import { throwIfAborted } from './errors';
@@ -37,9 +39,10 @@ import { WorkingView, type EvictionPlan, type WorkingViewOptions } from './worki
 export interface AgentLog {
   append(e: NewEvent): LogEvent;
   maxSeq(): number;
-  range(from: number, to: number): LogEvent[];
+  /** With `keepPreview`, an event whose payload file cannot be read comes as its preview (`payloadError`). */
+  range(from: number, to: number, opts?: ReadOptions): ReadEvent[];
   /** Events of one session in seq order; used for rebuilding when present. */
-  iterateSession?(session: string, batch?: number): Iterable<LogEvent>;
+  iterateSession?(session: string, batch?: number, opts?: ReadOptions): Iterable<ReadEvent>;
   /** The log's SQLite handle (read queries on `events`): lets a rebuild skip the evicted past. */
   readonly database?: { prepare(sql: string): { all(...p: unknown[]): unknown[]; get(...p: unknown[]): unknown } };
 }
@@ -179,8 +182,10 @@ export class AgentLoop {
    */
   private rebuild(full = false): void {
     if (!full && this.log.database && this.rebuildFromBoundary(this.log.database)) return;
-    const events = this.log.iterateSession ? this.log.iterateSession(this.session, 2_000) : scanSession(this.log, this.session, 1);
-    for (const e of events) {
+    // One unreadable payload file must not stop the session: the view gets that event's preview, marked.
+    const events = this.log.iterateSession ? this.log.iterateSession(this.session, 2_000, { keepPreview: true }) : scanSession(this.log, this.session, 1);
+    for (const read of events) {
+      const e = withPreviewNote(read);
       this.view.apply(e);
       if (e.kind === 'eviction' && e.session === this.session) this.evictedTotal += readEvictionMeta(e.meta)?.events ?? 0;
     }
@@ -201,10 +206,11 @@ export class AgentLoop {
     const variableResults = (
       db.prepare(`SELECT seq, meta FROM events WHERE kind = 'tool_result' AND session = ? AND seq <= ? AND meta LIKE '%"variables"%' ORDER BY seq`).all(this.session, boundary) as Array<{ seq: number; meta: string }>
     ).map((r) => ({ seq: Number(r.seq), meta: parseMeta(r.meta) }));
-    const pinned = userRow?.m ? (this.log.range(Number(userRow.m), Number(userRow.m))[0] ?? null) : null;
+    const pinnedRead = userRow?.m ? this.log.range(Number(userRow.m), Number(userRow.m), { keepPreview: true })[0] : undefined;
+    const pinned = pinnedRead ? withPreviewNote(pinnedRead) : null;
     this.view.seedEvicted({ evictions, lastStep: Number(lastStep?.m ?? 0), variableResults, pinned });
     for (const e of scanSession(this.log, this.session, boundary + 1)) {
-      if (e.kind !== 'eviction') this.view.apply(e); // all evictions are in already
+      if (e.kind !== 'eviction') this.view.apply(withPreviewNote(e)); // all evictions are in already
     }
     return true;
   }
@@ -473,10 +479,10 @@ export function evictionMeta(
   });
 }
 
-function* scanSession(log: AgentLog, session: string, start: number): Iterable<LogEvent> {
+function* scanSession(log: AgentLog, session: string, start: number): Iterable<ReadEvent> {
   const max = log.maxSeq();
   for (let from = start; from <= max; from += 2_000) {
-    for (const e of log.range(from, Math.min(max, from + 1_999))) if (e.session === session) yield e;
+    for (const e of log.range(from, Math.min(max, from + 1_999), { keepPreview: true })) if (e.session === session) yield e;
   }
 }
 

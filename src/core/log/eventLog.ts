@@ -436,13 +436,13 @@ export class EventLog {
    * Exact, untruncated events. A seq or a list: every one must exist (a clear error names the
    * missing ones). A range: the events inside it, possibly none.
    */
-  expand(seqs: number | number[] | { from: number; to: number }): LogEvent[] {
+  expand(seqs: number | number[] | { from: number; to: number }, opts?: ReadOptions): ReadEvent[] {
     if (typeof seqs === 'number') seqs = [seqs];
     if (Array.isArray(seqs)) {
-      const out: LogEvent[] = [];
+      const out: ReadEvent[] = [];
       const missing: number[] = [];
       for (const s of seqs) {
-        const e = this.get(s);
+        const e = this.get(s, opts);
         if (e) out.push(e);
         else missing.push(s);
       }
@@ -454,7 +454,7 @@ export class EventLog {
       return out;
     }
     if (!seqs || typeof seqs !== 'object') throw new InvalidInputError('expand expects a seq, a list of seqs or {from, to}');
-    return this.range(seqs.from, seqs.to);
+    return this.range(seqs.from, seqs.to, opts);
   }
 
   range(from: number, to: number, opts?: ReadOptions): ReadEvent[] {
@@ -472,13 +472,13 @@ export class EventLog {
   }
 
   /** Events of one session in seq order, `batch` rows at a time (for export without loading all). */
-  *iterateSession(session: string, batch = 500): Generator<LogEvent> {
+  *iterateSession(session: string, batch = 500, opts?: ReadOptions): Generator<ReadEvent> {
     const stmt = this.db.prepare(`SELECT ${SELECT_COLUMNS} FROM events WHERE session = ? AND seq > ? ORDER BY seq LIMIT ?`);
     let after = 0;
     for (;;) {
       const rows = stmt.all(session, after, batch) as EventRow[];
       if (rows.length === 0) return;
-      for (const r of rows) yield this.toEvent(r);
+      for (const r of rows) yield this.toEvent(r, opts);
       after = rows[rows.length - 1].seq;
     }
   }

@@ -4,6 +4,8 @@
  * sits in a fence longer than any backtick run it holds, and logged one-line fields are escaped.
  */
 import type { LogEvent } from '../types';
+import type { ReadEvent } from './eventLog';
+import { previewOnlyNote } from './previewOnly';
 
 export function fenceFor(content: string): string {
   let longest = 0;
@@ -73,16 +75,17 @@ export function exportHeader(session: string | undefined, span: ExportSpan | und
 }
 
 /** One event of an export. `withSession`: name its session (an export of the whole log). */
-export function exportEvent(e: LogEvent, opts: { withSession?: boolean } = {}): string {
+export function exportEvent(e: ReadEvent, opts: { withSession?: boolean } = {}): string {
   const who = e.kind === 'user_message' ? 'User' : e.kind === 'model_turn' ? 'Assistant' : `${inline(e.kind)}${e.name ? ` · ${inline(e.name)}` : ''}`;
   const line = [inline(e.ts), inline(e.role)];
   if (opts.withSession) line.push(`session ${inline(e.session)}`);
   if (e.headline) line.push(inline(e.headline));
-  return `### ${who} — seq ${e.seq}\n\n_${line.join(' · ')}_\n\n${fenced(e.content, fenceLanguage(e))}\n\n`;
+  const note = previewOnlyNote(e);
+  return `### ${who} — seq ${e.seq}\n\n_${line.join(' · ')}_\n\n${note ? `> ${inline(note)}\n\n` : ''}${fenced(e.content, fenceLanguage(e))}\n\n`;
 }
 
 /** A session's events, in order, complete. */
-export function renderSessionExport(session: string, events: LogEvent[]): string {
+export function renderSessionExport(session: string, events: ReadEvent[]): string {
   const first = events[0];
   const last = events[events.length - 1];
   const span = first ? { events: events.length, firstSeq: first.seq, lastSeq: last.seq, firstTs: first.ts, lastTs: last.ts } : undefined;

@@ -11,6 +11,7 @@ import type { EventLog, ReadEvent } from '../log/eventLog';
 import { scrollUriString } from '../../shared/scrollUri';
 import { readSeqSpec } from '../../shared/seqSpec';
 import { sessionSource } from './sessionSource';
+import { previewOnlyNote } from '../log/previewOnly';
 
 /** Most seqs one `seqs` list may name. */
 export const MAX_LISTED_SEQS = 200;
@@ -229,7 +230,8 @@ export function pageEvent(e: ReadEvent, start: number, end: number): PageEvent {
     complete: end >= e.content.length,
   };
   if (start === 0) out.meta = e.meta;
-  if (e.payloadError) out.payload_error = `the payload file could not be read (${e.payloadError}); content is the stored preview`;
+  const note = previewOnlyNote(e);
+  if (note) out.payload_error = note;
   return out;
 }
 

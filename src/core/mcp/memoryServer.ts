@@ -25,6 +25,7 @@ import { MAX_LISTED_SEQS, MAX_PAGE_CHARS, MAX_RANGE_SPAN, MIN_PAGE_CHARS, DEFAUL
 import { PythonCells } from './pythonCells';
 import { CAPTURE_SOURCES } from '../capture/types';
 import { SESSION_SOURCES, sessionSource } from './sessionSource';
+import { previewOnlyNote } from '../log/previewOnly';
 
 const CAPTURED = new Set<string>(CAPTURE_SOURCES);
 
@@ -416,7 +417,8 @@ function eventText(e: ReadEvent, maxChars: number): { text: string; cut: boolean
   if (e.name) head.push(e.name);
   const lines = [head.join('  ')];
   if (e.headline) lines.push(`headline: ${e.headline}`);
-  if (e.payloadError) lines.push(`[the payload file could not be read (${e.payloadError}); this is the stored preview]`);
+  const note = previewOnlyNote(e);
+  if (note) lines.push(`[${note}]`);
   const cut = e.content.length > maxChars;
   lines.push('', cut ? e.content.slice(0, maxChars) : e.content);
   if (cut) lines.push('', `[${e.content.length - maxChars} more characters: read_events {"seq": ${e.seq}} returns them in pages]`);

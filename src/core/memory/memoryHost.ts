@@ -17,10 +17,10 @@ import { PayloadStore } from '../log/payloadStore';
 import { searchEvents } from '../search/search';
 import type { SearchOptions } from '../types';
 import { MemoryCallError, ReadOnlySql, type MemoryErrorType, type SqlResult } from './readOnlySql';
+import { previewOnlyNote } from '../log/previewOnly';
 
 
 export const MAX_RANGE_EVENTS = 10_000;
-const PREVIEW_NOTE = ' — content is the stored preview';
 
 export interface MemoryHostOptions {
   log: EventLog;
@@ -288,7 +288,8 @@ function wireEvent(e: ReadEvent): WireEvent {
     bytes: e.bytes,
     tokens: e.tokens,
   };
-  if (e.payloadError !== undefined) out.payload_error = e.payloadError + PREVIEW_NOTE;
+  const note = previewOnlyNote(e);
+  if (note !== undefined) out.payload_error = note;
   return out;
 }
 

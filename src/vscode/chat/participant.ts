@@ -270,7 +270,7 @@ function expandCommand(services: ParticipantServices, spec: string, stream: vsco
   }
   const from = 'seq' in parsed ? parsed.seq : parsed.from;
   const to = 'seq' in parsed ? parsed.seq : Math.min(parsed.to, parsed.from + MAX_RANGE_EVENTS - 1);
-  const events = log.range(from, to);
+  const events = log.range(from, to, { keepPreview: true });
   if (!events.length) {
     stream.markdown(`No event at seq ${from === to ? from : `${from}..${to}`}. The log holds seq 1..${log.maxSeq()}.`);
     return;

@@ -62,7 +62,7 @@ export class ScrollDocumentProvider implements vscode.TextDocumentContentProvide
     const key = uri.toString();
     switch (target.kind) {
       case 'event': {
-        const e = log.get(target.seq);
+        const e = log.get(target.seq, { keepPreview: true });
         if (!e) {
           this.live.add(key);
           return renderMissingEvent(target.seq, log.maxSeq());
@@ -74,7 +74,7 @@ export class ScrollDocumentProvider implements vscode.TextDocumentContentProvide
         const { from, to } = target;
         if (from > to) return `# Empty range\n\nThe range ${from}..${to} starts after it ends.\n`;
         const last = Math.min(to, from + MAX_RANGE_EVENTS - 1);
-        const events = log.range(from, last);
+        const events = log.range(from, last, { keepPreview: true });
         if (to >= log.maxSeq()) this.live.add(key);
         const more = last < to ? `Showing seq ${from}..${last} (the first ${MAX_RANGE_EVENTS}); open ${scrollUriString({ kind: 'range', from: last + 1, to })} for the rest.` : '';
         return renderEvents(`Events ${from}..${to}`, events, more || `${events.length} event${events.length === 1 ? '' : 's'}.`);

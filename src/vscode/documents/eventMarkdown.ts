@@ -3,7 +3,9 @@
  * so it is unit-tested in plain Node. Content is always exact and complete: it is placed in a
  * fence longer than any backtick run it contains, so nothing in it can end the block early.
  */
-import type { LogEvent, SearchHit } from '../../core/types';
+import type { SearchHit } from '../../core/types';
+import type { ReadEvent } from '../../core/log/eventLog';
+import { previewOnlyNote } from '../../core/log/previewOnly';
 import { readSeqSpec } from '../../shared/seqSpec';
 import { escapeMarkdown, fenced, fenceLanguage, inline } from '../../core/log/sessionMarkdown';
 
@@ -33,7 +35,7 @@ export function extensionForLanguage(language: string): string {
   return EXTENSIONS[language] ?? 'txt';
 }
 
-export function eventHeader(e: LogEvent): string {
+export function eventHeader(e: ReadEvent): string {
   const rows: [string, string][] = [
     ['seq', String(e.seq)],
     ['kind', e.kind],
@@ -47,13 +49,15 @@ export function eventHeader(e: LogEvent): string {
   if (e.parentSeq !== null && e.parentSeq !== undefined) rows.push(['parent', String(e.parentSeq)]);
   if (e.headline) rows.push(['headline', e.headline]);
   if (e.payload) rows.push(['payload', e.payload]);
+  const note = previewOnlyNote(e);
+  if (note) rows.push(['content', note]);
   const lines = rows.map(([k, v]) => `- **${k}:** ${inline(v)}`);
   lines.push(`- **size:** ${e.bytes} bytes, about ${e.tokens} tokens`); // our own words: no escaping
   return lines.join('\n');
 }
 
 /** One event, header then exact content. */
-export function renderEvent(e: LogEvent): string {
+export function renderEvent(e: ReadEvent): string {
   const meta = e.meta && Object.keys(e.meta).length ? `\n\n<details><summary>meta</summary>\n\n${fenced(JSON.stringify(e.meta, null, 2), 'json')}\n\n</details>` : '';
   return `# Event ${e.seq} · ${inline(e.kind)}\n\n${eventHeader(e)}${meta}\n\n${fenced(e.content, fenceLanguage(e))}\n`;
 }
@@ -64,7 +68,7 @@ export function renderMissingEvent(seq: number, maxSeq: number): string {
 }
 
 /** Several events as one document (a range, or an evicted segment). */
-export function renderEvents(title: string, events: LogEvent[], intro = ''): string {
+export function renderEvents(title: string, events: ReadEvent[], intro = ''): string {
   const parts = [`# ${title}\n`];
   if (intro) parts.push(intro + '\n');
   if (!events.length) parts.push('_No events in this range._\n');
@@ -121,11 +125,12 @@ export const CHAT_EVENT_CHARS = 1500;
  * Events for the chat (`/expand`): each event's text first, as wrapping text (escaped, line breaks and
  * indentation kept, never a code block that cannot wrap), then one short metadata line.
  */
-export function renderEventsForChat(events: LogEvent[], now = Date.now(), maxChars = CHAT_EVENT_CHARS): string {
+export function renderEventsForChat(events: ReadEvent[], now = Date.now(), maxChars = CHAT_EVENT_CHARS): string {
   return events
     .map((e) => {
       const cut = e.content.length > maxChars;
-      const text = chatText(cut ? e.content.slice(0, maxChars) : e.content);
+      const note = previewOnlyNote(e);
+      const text = (note ? `_${inline(note)}_\n\n` : '') + chatText(cut ? e.content.slice(0, maxChars) : e.content);
       const meta = [`seq ${e.seq}`, inline(kindWords(e.kind)), ...(e.name ? [inline(e.name)] : []), inline(compactTime(e.ts, now)), inline(e.session)];
       const more = cut ? `  \n_…${e.content.length - maxChars} more characters in the editor tab_` : '';
       return `${text || '_(no text)_'}${more}\n\n_**${meta.slice(0, 2).join(' · ')}** · ${meta.slice(2).join(' · ')}_`;

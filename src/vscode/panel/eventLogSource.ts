@@ -6,14 +6,15 @@
 import { openDatabase, type Database, type Statement } from '../../core/db';
 import { eventFacets, sourcesOf } from '../../core/log/historyQueries';
 import { countMatches, snippetsFor } from '../../core/search';
-import type { LogEvent, LogStats, SearchOptions, SearchResult, SessionInfo } from '../../core/types';
+import type { ReadEvent, ReadOptions } from '../../core/log/eventLog';
+import type { LogStats, SearchOptions, SearchResult, SessionInfo } from '../../core/types';
 import type { OutlineRow, PanelDataSource, StepCount } from './panelDataSource';
 
 /** The part of `EventLog` the panel uses (EventLog satisfies it structurally). */
 export interface PanelLog {
   search(query: string, opts?: SearchOptions): SearchResult;
-  get(seq: number): LogEvent | undefined;
-  range(from: number, to: number): LogEvent[];
+  get(seq: number, opts?: ReadOptions): ReadEvent | undefined;
+  range(from: number, to: number, opts?: ReadOptions): ReadEvent[];
   sessions(): SessionInfo[];
   maxSeq(): number;
   stats(): LogStats;
@@ -67,11 +68,12 @@ export class EventLogPanelSource implements PanelDataSource {
     return snippetsFor(this.meta, seqs, query, terms);
   }
 
-  get(seq: number): LogEvent | undefined {
-    return this.log.get(seq);
+  // One unreadable payload file must not fail a page: such an event comes as its preview, marked.
+  get(seq: number): ReadEvent | undefined {
+    return this.log.get(seq, { keepPreview: true });
   }
-  range(from: number, to: number): LogEvent[] {
-    return this.log.range(from, to);
+  range(from: number, to: number): ReadEvent[] {
+    return this.log.range(from, to, { keepPreview: true });
   }
   sessions(): SessionInfo[] {
     return this.log.sessions();

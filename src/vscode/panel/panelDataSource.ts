@@ -3,7 +3,8 @@
  * metadata queries (no content) so the timeline and the index of a 10M-token session never load
  * the session's text. No `vscode` here: the handler and this interface are tested in plain Node.
  */
-import type { LogEvent, SearchOptions, SearchResult, SessionInfo } from '../../core/types';
+import type { ReadEvent } from '../../core/log/eventLog';
+import type { SearchOptions, SearchResult, SessionInfo } from '../../core/types';
 
 /** An event without its content: enough for the timeline and the eviction index. */
 export interface OutlineRow {
@@ -34,9 +35,10 @@ export interface PanelDataSource {
    * way search cuts them; `terms` are the terms the search used. Keyed by seq.
    */
   snippets(seqs: number[], query: string, terms: string[]): Map<number, string>;
-  get(seq: number): LogEvent | undefined;
-  /** Events with from ≤ seq ≤ to, full content, in seq order. */
-  range(from: number, to: number): LogEvent[];
+  /** An event whose payload file cannot be read comes as its preview, with `payloadError`. */
+  get(seq: number): ReadEvent | undefined;
+  /** Events with from ≤ seq ≤ to, full content (or marked previews, as `get`), in seq order. */
+  range(from: number, to: number): ReadEvent[];
   sessions(): SessionInfo[];
   maxSeq(): number;
   /** Metadata of a session's events of the given kinds, in seq order. */

@@ -3,7 +3,9 @@
  * forwards messages here and posts the answers back; unit tests and the benchmark call it directly.
  * Everything it returns is paged or capped (see the protocol's constants).
  */
-import type { LogEvent, SearchHit, SearchOptions, SearchResult } from '../../core/types';
+import type { ReadEvent } from '../../core/log/eventLog';
+import { previewOnlyNote } from '../../core/log/previewOnly';
+import type { SearchHit, SearchOptions, SearchResult } from '../../core/types';
 import { forEditor } from '../maintenance/editorHint';
 import {
   CONTENT_CAP,
@@ -63,8 +65,9 @@ export const FIRST_RANKING = 100;
 /** The search module's largest k. */
 export const SEARCH_LIST_MAX = 1000;
 
-export function toPanelEvent(e: LogEvent, cap = CONTENT_CAP): PanelEvent {
+export function toPanelEvent(e: ReadEvent, cap = CONTENT_CAP): PanelEvent {
   const truncated = e.content.length > cap;
+  const previewOnly = previewOnlyNote(e);
   return {
     seq: e.seq,
     session: e.session,
@@ -83,6 +86,7 @@ export function toPanelEvent(e: LogEvent, cap = CONTENT_CAP): PanelEvent {
     content: truncated ? e.content.slice(0, cap) : e.content,
     contentLength: e.content.length,
     truncated,
+    ...(previewOnly === undefined ? {} : { previewOnly }),
   };
 }
 

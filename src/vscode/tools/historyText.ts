@@ -1,5 +1,6 @@
 /** Plain-text answers of the history tools (for models). Pure: no `vscode`. */
 import type { EventLog } from '../../core/log/eventLog';
+import { previewOnlyNote } from '../../core/log/previewOnly';
 import type { SearchOptions } from '../../core/types';
 import { forEditor } from '../maintenance/editorHint';
 import type { SeqSpec } from '../documents/eventMarkdown';
@@ -27,7 +28,9 @@ export function searchHistoryText(log: Pick<EventLog, 'search'>, input: Record<s
 
 /** Events in full, up to `capChars` in all; the rest is named so the caller can ask again. */
 export function expandHistory(log: Pick<EventLog, 'get' | 'range' | 'maxSeq'>, spec: SeqSpec, capChars: number): string {
-  const events = 'seq' in spec ? [log.get(spec.seq)].filter((e) => e !== undefined) : log.range(spec.from, Math.min(spec.to, spec.from + MAX_EXPAND_EVENTS - 1));
+  const events = 'seq' in spec
+    ? [log.get(spec.seq, { keepPreview: true })].filter((e) => e !== undefined)
+    : log.range(spec.from, Math.min(spec.to, spec.from + MAX_EXPAND_EVENTS - 1), { keepPreview: true });
   if (!events.length) {
     const what = 'seq' in spec ? `seq ${spec.seq}` : `seq ${spec.from}..${spec.to}`;
     return `No event at ${what}. The log holds seq 1..${log.maxSeq()}.`;
@@ -35,7 +38,8 @@ export function expandHistory(log: Pick<EventLog, 'get' | 'range' | 'maxSeq'>, s
   const out: string[] = [];
   let used = 0;
   for (const e of events) {
-    const head = `=== seq ${e.seq} · ${e.kind} · ${e.role}${e.name ? ` · ${e.name}` : ''} · session ${e.session} · ${e.ts}${e.headline ? ` · ${e.headline}` : ''}`;
+    const note = previewOnlyNote(e);
+    const head = `=== seq ${e.seq} · ${e.kind} · ${e.role}${e.name ? ` · ${e.name}` : ''} · session ${e.session} · ${e.ts}${e.headline ? ` · ${e.headline}` : ''}${note ? `\n[${note}]` : ''}`;
     const room = capChars - used - head.length;
     if (room <= 200 && out.length) {
       out.push(`… stopped before seq ${e.seq} to stay within the output limit: expand from ${e.seq} on.`);

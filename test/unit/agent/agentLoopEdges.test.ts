@@ -1,6 +1,6 @@
 import { test, describe, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
@@ -126,6 +126,27 @@ describe('AgentLoop edges', () => {
     assert.equal(result.content, big, 'the log keeps it whole');
     const again = AgentLoop.open({ log, session: 'e', model, tools: [FakeEchoTool], maxViewTokens: 6000 });
     assert.equal(again.view.fingerprint(), loop.view.fingerprint());
+  });
+
+  test('a session whose payload file is gone still resumes: the model sees that event\'s preview and why the rest is missing', async () => {
+    const big = Array.from({ length: 3000 }, (_, i) => `row ${i}: ${'v'.repeat(20)}`).join('\n');
+    const model = new ScriptedModelClient([
+      { toolCalls: [{ id: 'big', name: 'echo', input: { text: big } }] },
+      { text: 'seen' },
+      (req) => {
+        assert.match(requestText(req), /Only the first 512 characters of this event \(\d+ bytes\) can be shown: its payload file cannot be read/);
+        return { text: 'resumed' };
+      },
+    ]);
+    const loop = AgentLoop.open({ log, session: 'e', model, tools: [FakeEchoTool] });
+    await loop.run('show me');
+    const result = [...log.iterateSession('e')].find((e) => e.kind === 'tool_result')!;
+    unlinkSync(log.payloads.pathFor(result.payload!));
+    // Rebuilt by a plain replay of the log's ranges (a log that offers nothing else), then by the session's own reads.
+    const rangesOnly = { append: log.append.bind(log), maxSeq: log.maxSeq.bind(log), range: log.range.bind(log) };
+    assert.match(AgentLoop.open({ log: rangesOnly, session: 'e', model, tools: [FakeEchoTool] }).view.render().map((m) => m.content).join('\n'), /payload file cannot be read/);
+    const again = AgentLoop.open({ log, session: 'e', model, tools: [FakeEchoTool] });
+    assert.equal((await again.run('go on')).text, 'resumed');
   });
 
   test('a budget too small for the system prompt is a clear error, logged as a note', async () => {

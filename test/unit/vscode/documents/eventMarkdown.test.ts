@@ -7,6 +7,7 @@ import {
   parseSeqSpec,
   renderEvent,
   renderEvents,
+  renderEventsForChat,
   renderHits,
   renderMissingEvent,
   renderSessionExport,
@@ -160,4 +161,16 @@ test('eviction index titles and the session name cannot carry links, images or c
   const md = renderIndexMarkdown(HOSTILE, index, (b) => `command:scroll.openEvent?${b.fromSeq}`);
   assert.deepEqual(liveMarkup(md), []);
   assert.match(md, /\[seq 3–9\]\(command:scroll\.openEvent\?3\)/, 'our own link stays');
+});
+
+test('an event read from its preview only says so in every Markdown view, as text', () => {
+  // The reason comes from the file system (the payload path): it is escaped like any logged field.
+  const e = { ...event(4, 'row '.repeat(128), { bytes: 20_000, payload: 'ab'.repeat(32) }), payloadError: `payload ab is missing (expected at /w/${HOSTILE})` };
+  const views = { tab: renderEvent(e), range: renderEvents('range', [e]), export: renderSessionExport('s1', [e]), chat: renderEventsForChat([e]) };
+  for (const [name, md] of Object.entries(views)) {
+    assert.match(md, /Only the first 512 characters of this event \(20000 bytes\) can be shown: its payload file cannot be read/, name);
+    assert.deepEqual(liveMarkup(md.replace(/^(`{3,})[^\n]*\n[\s\S]*?\n\1$/gm, '')), [], `${name}: ${md}`);
+  }
+  // A whole event carries no such line.
+  assert.ok(!renderEvent(event(5, 'whole')).includes('Only the first'));
 });

@@ -1,5 +1,6 @@
 import { parseScrollPath } from '../../../../src/shared/scrollUri';
 import { test, before, after } from 'node:test';
+import { unlinkSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { CONTENT_CAP, EVENT_PAGE_SIZE, type EventPage, type IndexNode, type SearchPage, type Timeline } from '../../../../src/shared/panelProtocol';
 import { EventLogPanelSource } from '../../../../src/vscode/panel/eventLogSource';
@@ -251,5 +252,25 @@ test('captured sessions: listed with their source, hits carry it, search filters
   } finally {
     log.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('expand: an event whose payload file is gone comes as its preview, marked, and the rest of the page whole', async () => {
+  const own = seedLog(1);
+  try {
+    const h = new PanelRequestHandler(EventLogPanelSource.open(own.log));
+    unlinkSync(own.log.payloads.pathFor(own.log.get(own.bigSeq, { keepPreview: true })!.payload!));
+    const res = await h.handleMessage({ id: 2, type: 'expand', from: own.bigSeq - 1, to: own.bigSeq + 1 });
+    assert.ok(res?.ok, JSON.stringify(res));
+    const page = res.result as EventPage;
+    assert.deepEqual(page.events.map((e) => e.seq), [own.bigSeq - 1, own.bigSeq, own.bigSeq + 1]);
+    const big = page.events[1];
+    assert.match(big.previewOnly!, /^Only the first 512 characters of this event \(\d+ bytes\) can be shown: its payload file cannot be read/);
+    assert.equal(big.content, 'zebra '.repeat(10_000).slice(0, 512));
+    assert.equal(big.truncated, false, 'nothing more to load');
+    assert.equal(page.events[0].previewOnly, undefined);
+    assert.equal(page.events[2].previewOnly, undefined);
+  } finally {
+    own.cleanup();
   }
 });

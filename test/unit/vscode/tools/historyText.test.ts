@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -82,4 +82,21 @@ test('history search tool: a damaged index is reported with the editor command t
   assert.match(text, /^No search run: search failed: database disk image is malformed/);
   assert.match(text, /the command "Scroll: Rebuild Search Index" rebuilds it/);
   assert.ok(!text.includes('scroll reindex'));
+});
+
+test('expand and the session views give an event whose payload file is gone as its marked preview, the rest whole', () => {
+  withLog((log) => {
+    const before = log.append({ kind: 'user_message', role: 'user', content: 'show me the log' });
+    const big = log.append({ kind: 'tool_result', role: 'tool', content: 'line\n'.repeat(5000) + 'END', name: 'run' });
+    const after = log.append({ kind: 'model_turn', role: 'assistant', content: 'it ends with END' });
+    unlinkSync(log.payloads.pathFor(big.payload!));
+    const text = expandHistory(log, { from: before.seq, to: after.seq }, 100_000);
+    assert.match(text, /show me the log/);
+    assert.match(text, /it ends with END/);
+    assert.match(text, /\[Only the first 512 characters of this event \(\d+ bytes\) can be shown: its payload file cannot be read \(payload [0-9a-f]{64} is missing/);
+    assert.match(expandHistory(log, { seq: big.seq }, 100_000), /Only the first 512 characters/);
+    const session = sessionEvents(log, 'a');
+    assert.deepEqual(session.map((e) => e.seq), [before.seq, big.seq, after.seq]);
+    assert.match(session[1].payloadError!, /is missing/);
+  });
 });

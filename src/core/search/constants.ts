@@ -67,3 +67,12 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(rules.STOP_WORDS);
  * the Porter stemmer does not conflate: a query word of a group also matches the group's other forms.
  */
 export const IRREGULAR_FORMS: readonly string[] = Object.freeze([...rules.IRREGULAR_FORMS]);
+/**
+ * Answer-type matching (answerType.ts): a ranked event that holds an expression of the kind the
+ * question asks for ("when" → a time, "how many" → a number) is lifted by this share.
+ */
+export const ANSWER_TYPE_SHARE: number = rules.ANSWER_TYPE_SHARE;
+/** Question forms ("how many: number"), matched from the question's first question word. */
+export const ANSWER_QUESTIONS: readonly string[] = Object.freeze([...rules.ANSWER_QUESTIONS]);
+/** Each kind's cues: words, phrases and small ASCII patterns, matched whole-word, case-insensitively. */
+export const ANSWER_CUES: Readonly<Record<string, { words?: readonly string[]; cased?: readonly string[] }>> = Object.freeze({ ...(rules.ANSWER_CUES as Record<string, { words?: string[]; cased?: string[] }>) });

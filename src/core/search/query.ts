@@ -18,6 +18,7 @@
  *  - stop words are pruned (unless nothing else is left); at most MAX_TERMS terms are kept.
  */
 import { CJK_PHRASE_MAX, IRREGULAR_FORMS, MAX_QUERY_CHARS, MAX_TERMS, STOP_WORDS } from './constants';
+import { answerTypeOf, type AnswerType } from './answerType';
 import { HAS_CJK, TOKEN_RE, bigrams, cjkSegments, fold, identifierParts, isCompound, stemKey } from './tokens';
 
 
@@ -47,6 +48,8 @@ export interface ParsedQuery {
   terms: QueryTerm[];
   /** The first date the query names, as a window of days (search.ts lifts events on those days). */
   window?: DateWindow;
+  /** The kind of answer the question asks for (answerType.ts): search.ts lifts events holding one. */
+  answer?: AnswerType;
   /** Stop words dropped. */
   stopped: string[];
   /** Set when part of the input was not searched. */
@@ -250,5 +253,8 @@ export function parseQuery(input: unknown): ParsedQuery {
     stopped.length = 0;
   }
   const window = dateWindow(text);
-  return window ? { terms, stopped, message, window } : { terms, stopped, message };
+  const out: ParsedQuery = window ? { terms, stopped, message, window } : { terms, stopped, message };
+  const answer = answerTypeOf(text);
+  if (answer !== undefined) out.answer = answer;
+  return out;
 }

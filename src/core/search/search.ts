@@ -27,10 +27,11 @@
  */
 import type { SearchHit, SearchOptions, SearchResult } from '../types';
 import { parseQuery, type DateWindow, type QueryTerm } from './query';
+import { holdsAnswerType, type AnswerType } from './answerType';
 import { makeSnippet } from './snippet';
 import { stemKey } from './tokens';
 import { isCorruptionError } from '../db/sqliteErrors';
-import { BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, CONTEXT_FAR, CONTEXT_NEAR, CONTEXT_OF, DATE_SHARE, DEFAULT_K, MAX_K, MAX_OFFSET, MIN_CANDIDATES, SEGMENT_SHARE } from './constants';
+import { BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, CONTEXT_FAR, CONTEXT_NEAR, CONTEXT_OF, ANSWER_TYPE_SHARE, DATE_SHARE, DEFAULT_K, MAX_K, MAX_OFFSET, MIN_CANDIDATES, SEGMENT_SHARE } from './constants';
 
 /** Said when SQLite reports damage during a search: the index is derived, the log can rebuild it. */
 export const DAMAGED_INDEX_HINT = 'the search index may be damaged: `scroll reindex` rebuilds it from the log';
@@ -409,9 +410,11 @@ function contextPlaces(db: SearchDatabase, seqs: number[], plan: Plan): Map<numb
  * 1/2 events away, plus SEGMENT_SHARE of the best candidate of its segment (the same session on the
  * same day: session-then-turn ranking; every candidate is placed, so a history that is one
  * sitting keeps its candidates' order), plus DATE_SHARE of the best candidate's score when its day
- * is in the query's date window. OR-only matches and neighbours are `broadened`.
+ * is in the query's date window; the whole × (1 + ANSWER_TYPE_SHARE) when the event's text holds an
+ * expression of the kind of answer the question asks for (answerType.ts). OR-only matches and
+ * neighbours are `broadened`.
  */
-function withContext(db: SearchDatabase, matched: Map<number, { score: number; precise: boolean }>, plan: Plan, window: DateWindow | undefined): Ranked[] {
+function withContext(db: SearchDatabase, matched: Map<number, { score: number; precise: boolean }>, plan: Plan, window: DateWindow | undefined, answer?: AnswerType): Ranked[] {
   if (matched.size === 0) return [];
   // Only the best CONTEXT_OF candidates and their neighbours are looked up around: each
   // looked-up neighbour costs a row read, and deeper pages follow plain bm25 order.
@@ -456,7 +459,25 @@ function withContext(db: SearchDatabase, matched: Map<number, { score: number; p
     const precise = own !== undefined && own.precise;
     out.push({ seq, score, broadened: !precise, match: precise ? 'every' : own ? 'some' : 'context' });
   }
+  if (answer !== undefined && ANSWER_TYPE_SHARE > 0) {
+    // Answer-type matching: of the events ranked here, those holding an expression of the kind
+    // the question asks for (a time for "when", a number for "how many") score × (1 + share).
+    const typed = eventsHolding(db, out.map((r) => r.seq), answer);
+    for (const r of out) if (typed.has(r.seq)) r.score *= 1 + ANSWER_TYPE_SHARE;
+  }
   out.sort(byScore);
+  return out;
+}
+
+/** Of `seqs`, the events whose stored text holds an expression of the kind `answer` (answerType.ts). */
+function eventsHolding(db: SearchDatabase, seqs: number[], answer: AnswerType): Set<number> {
+  const out = new Set<number>();
+  for (let i = 0; i < seqs.length; i += 500) {
+    const chunk = seqs.slice(i, i + 500);
+    for (const r of cached(db, `SELECT seq, content FROM events WHERE seq IN (${chunk.map(() => '?').join(', ')})`).all(...chunk)) {
+      if (holdsAnswerType(String(r.content ?? ''), answer)) out.add(Number(r.seq));
+    }
+  }
   return out;
 }
 
@@ -634,14 +655,14 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
 
   let page: Ranked[];
   try {
-    let ranked = rankPage(db, terms, plan, k, offset, parsed.window);
+    let ranked = rankPage(db, terms, plan, k, offset, parsed.window, parsed.answer);
     if (ranked.matches === 0 && ignored.length > 0) {
       // The words kept match nothing: the common words were not useless after all ("pool size"
       // where no event says "size"). Search every word instead of answering "no hits".
       terms = parsed.terms;
       ignored = [];
       result.terms = terms.map((t) => t.text);
-      ranked = rankPage(db, terms, plan, k, offset, parsed.window);
+      ranked = rankPage(db, terms, plan, k, offset, parsed.window, parsed.answer);
     }
     page = ranked.page;
   } catch (err) {
@@ -696,7 +717,7 @@ function finish(result: SearchResult, ignored: NonNullable<SearchResult['ignored
  * One page of the fixed ranked list of `terms` (steps 2-5 above), and how many events the first
  * candidate queries matched (0: nothing matches any term).
  */
-function rankPage(db: SearchDatabase, terms: QueryTerm[], plan: Plan, k: number, offset: number, window: DateWindow | undefined): { page: Ranked[]; matches: number } {
+function rankPage(db: SearchDatabase, terms: QueryTerm[], plan: Plan, k: number, offset: number, window: DateWindow | undefined, answer?: AnswerType): { page: Ranked[]; matches: number } {
   const andQuery = terms.map((t) => t.fts).join(' AND ');
   const orQuery = terms.map((t) => t.fts).join(' OR ');
   const want = offset + k;
@@ -721,7 +742,7 @@ function rankPage(db: SearchDatabase, terms: QueryTerm[], plan: Plan, k: number,
       if (!matched.has(r.seq)) matched.set(r.seq, { score: -r.r, precise: false });
     }
   }
-  const head = withContext(db, matched, plan, window);
+  const head = withContext(db, matched, plan, window, answer);
   // One fixed list by score, whatever the page: the head (context-ranked), the other candidates,
   // and, when the page reaches past them, the remaining matches in bm25 order (OR-only ones too
   // when the query broadens). Every match not fetched scores at most the last one fetched, and

@@ -51,6 +51,9 @@ STOP_WORDS = frozenset(_C["STOP_WORDS"])
 IRREGULAR_FORMS = tuple(_C["IRREGULAR_FORMS"])  # query.ts
 CJK_RANGES = tuple(tuple(int(x, 16) for x in r.split("-")) for r in _C["CJK_RANGES"])
 CJK_PHRASE_MAX = _C["CJK_PHRASE_MAX"]
+ANSWER_TYPE_SHARE = _C["ANSWER_TYPE_SHARE"]  # answerType.ts
+ANSWER_QUESTIONS = tuple(_C["ANSWER_QUESTIONS"])
+ANSWER_CUES = _C["ANSWER_CUES"]
 INDEX_VERSION = _C["INDEX_VERSION"]  # of the index text TypeScript writes; scroll_meta 'index_version'
 
 del _C
@@ -432,6 +435,50 @@ def cut_at_word_boundary(text, limit):
     return text[:i] if i > 0 else text[:limit]
 
 
+# --- answerType.ts -------------------------------------------------------------------------------
+# Answer-type matching: a question's form names the kinds of answer it asks for ("when" -> a time,
+# "how many" -> a number, "who" -> a person, "where" -> a place); a ranked event whose text holds a
+# cue of one of them is lifted. English only; the forms and cues are data (search_constants.json).
+_WH = re.compile(r"\b(?:what|which|when|where|who|whom|whose|why|how)\b", re.I | re.ASCII)
+# "form: kinds", longest form first ("how long ago" before "how long"; a stable sort, as in JS).
+_ANSWER_FORMS = sorted(((f.split(":")[0].strip().split(" "), f.split(":")[1].strip().split(" ")) for f in ANSWER_QUESTIONS),
+                       key=lambda f: -len(f[0]))
+_NON_LETTERS = re.compile(r"[^a-z]+")
+# What a space in a cue matches: the whitespace JavaScript's \s and this pattern agree on in ASCII.
+_CUE_SPACE = r"[ \t\n\r\f\v]+"
+_CUE_PATTERNS = {}
+
+
+def answer_type_of(question):
+    """The kinds of answer `question` asks for (a list), from its first question word, or None."""
+    m = _WH.search(question)
+    if m is None:
+        return None
+    words = [w for w in _NON_LETTERS.split(question[m.start():].lower()) if w]
+    for form, kinds in _ANSWER_FORMS:
+        if all(i < len(words) and words[i] == w for i, w in enumerate(form)):
+            return kinds
+    return None
+
+
+def _cue_patterns(kind):
+    res = _CUE_PATTERNS.get(kind)
+    if res is None:
+        cues = ANSWER_CUES.get(kind) or {}
+        res = []
+        if cues.get("words"):
+            res.append(re.compile(r"\b(?:%s)\b" % "|".join(c.replace(" ", _CUE_SPACE) for c in cues["words"]), re.I | re.ASCII))
+        if cues.get("cased"):
+            res.append(re.compile("|".join(cues["cased"]), re.ASCII))
+        _CUE_PATTERNS[kind] = res
+    return res
+
+
+def holds_answer_type(text, kinds):
+    """True when `text` holds a cue of one of `kinds` (answerType.ts holdsAnswerType)."""
+    return any(p.search(text) for kind in kinds for p in _cue_patterns(kind))
+
+
 def parse_query(text):
     """User text -> {terms, stopped, message}; see query.ts for the rules."""
     if text is None:
@@ -489,6 +536,9 @@ def parse_query(text):
     out = {"terms": terms, "stopped": stopped, "message": message}
     if window is not None:
         out["window"] = window
+    answer = answer_type_of(text)
+    if answer is not None:
+        out["answer"] = answer
     return out
 
 
@@ -849,8 +899,19 @@ def day_number(ts):
         return -1
 
 
-def _with_context(conn, matched, plan, window):
-    """Context, segment (same session and day) and date-window re-ranking (search.ts withContext)."""
+def _events_holding(conn, seqs, kinds):
+    """Of `seqs`, the events whose stored text holds a cue of one of `kinds` (search.ts eventsHolding)."""
+    out = set()
+    for i in range(0, len(seqs), 500):
+        chunk = seqs[i:i + 500]
+        for row in conn.execute("SELECT seq, content FROM events WHERE seq IN (%s)" % ", ".join("?" * len(chunk)), chunk):
+            if holds_answer_type(row[1] if isinstance(row[1], str) else "" if row[1] is None else str(row[1]), kinds):
+                out.add(int(row[0]))
+    return out
+
+
+def _with_context(conn, matched, plan, window, answer=None):
+    """Context, segment (same session and day), date-window and answer-type re-ranking (search.ts withContext)."""
     if not matched:
         return []
     best = sorted(matched.items(), key=lambda e: (0 if e[1][1] else 1, -e[1][0], -e[0]))[:CONTEXT_OF]
@@ -902,6 +963,9 @@ def _with_context(conn, matched, plan, window):
             continue
         precise = own is not None and own[1]
         out.append((seq, score, "every" if precise else "some" if own is not None else "context"))
+    if answer is not None and ANSWER_TYPE_SHARE > 0:
+        typed = _events_holding(conn, [r[0] for r in out], answer)
+        out = [(seq, score * (1 + ANSWER_TYPE_SHARE) if seq in typed else score, m) for seq, score, m in out]
     out.sort(key=_by_score)
     return out
 
@@ -930,7 +994,7 @@ def nothing_to_search(query):
     return "nothing to search: the query is empty"
 
 
-def _rank_page(conn, terms, plan, k, offset, window=None):
+def _rank_page(conn, terms, plan, k, offset, window=None, answer=None):
     """One page of the fixed ranked list and how many events the first candidate queries matched
     (search.ts rankPage). Entries are (seq, score, match)."""
     and_query = " AND ".join(t["fts"] for t in terms)
@@ -952,7 +1016,7 @@ def _rank_page(conn, terms, plan, k, offset, window=None):
         for seq, r in or_first:
             if int(seq) not in matched:
                 matched[int(seq)] = (-r, False)
-    head = _with_context(conn, matched, plan, window)
+    head = _with_context(conn, matched, plan, window, answer)
     # One fixed list by score, whatever the page (see search.ts).
     pool = {h[0]: h for h in head}
     for seq, (score, precise) in matched.items():
@@ -1017,13 +1081,13 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
     if plan["empty"]:
         return finish()
     try:
-        page, matches = _rank_page(conn, terms, plan, k, offset, parsed.get("window"))
+        page, matches = _rank_page(conn, terms, plan, k, offset, parsed.get("window"), parsed.get("answer"))
         if matches == 0 and ignored:
             # The words kept match nothing: search every word instead (see search.ts).
             terms = parsed["terms"]
             ignored = []
             result["terms"] = [t["text"] for t in terms]
-            page, matches = _rank_page(conn, terms, plan, k, offset, parsed.get("window"))
+            page, matches = _rank_page(conn, terms, plan, k, offset, parsed.get("window"), parsed.get("answer"))
     except sqlite3.Error as exc:
         return _failed(finish(), exc)
     finish()

@@ -43,10 +43,13 @@ export function answerTypeOf(question: string): AnswerType | undefined {
   return undefined;
 }
 
+/** What a space in a cue matches: whitespace as Python's ASCII `\s` has it (JavaScript's `\s` has more). */
+const CUE_SPACE = '[ \\t\\n\\r\\f\\v]+';
+
 const cuePatterns = new Map<string, RegExp[]>();
 
 /**
- * One kind's patterns: its `words` whole-word and case-insensitive (a space: any whitespace), its
+ * One kind's patterns: its `words` whole-word and case-insensitive (a space: CUE_SPACE), its
  * `cased` patterns as written (a proper name is told by its capital).
  */
 function cuePatternsOf(kind: string): RegExp[] {
@@ -54,7 +57,7 @@ function cuePatternsOf(kind: string): RegExp[] {
   if (!res) {
     const cues = ANSWER_CUES[kind];
     res = [];
-    if (cues?.words?.length) res.push(new RegExp(`\\b(?:${cues.words.map((c) => c.replace(/ /g, '\\s+')).join('|')})\\b`, 'i'));
+    if (cues?.words?.length) res.push(new RegExp(`\\b(?:${cues.words.map((c) => c.replace(/ /g, CUE_SPACE)).join('|')})\\b`, 'i'));
     if (cues?.cased?.length) res.push(new RegExp(cues.cased.join('|')));
     cuePatterns.set(kind, res);
   }

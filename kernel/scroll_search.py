@@ -439,7 +439,11 @@ def cut_at_word_boundary(text, limit):
 # Answer-type matching: a question's form names the kinds of answer it asks for ("when" -> a time,
 # "how many" -> a number, "who" -> a person, "where" -> a place); a ranked event whose text holds a
 # cue of one of them is lifted. English only; the forms and cues are data (search_constants.json).
-_WH = re.compile(r"\b(?:what|which|when|where|who|whom|whose|why|how)\b", re.I | re.ASCII)
+# A question word where a question starts: the first word (after at most one preposition) or the
+# first after a comma, colon or semicolon (answerType.ts WH).
+_WH = re.compile(r"(?:^[^a-z0-9]*(?:(?:in|for|after|since|by|from|to|at|on|of|with)[ \t\n\r\f\v]+)?|[,;:][ \t\n\r\f\v]*)"
+                 r"(?:what|which|when|where|who|whom|whose|why|how)\b", re.I | re.ASCII)
+_QUESTION_WORDS = frozenset(("what", "which", "when", "where", "who", "whom", "whose", "why", "how"))
 # "form: kinds", longest form first ("how long ago" before "how long"; a stable sort, as in JS).
 _ANSWER_FORMS = sorted(((f.split(":")[0].strip().split(" "), f.split(":")[1].strip().split(" ")) for f in ANSWER_QUESTIONS),
                        key=lambda f: -len(f[0]))
@@ -455,6 +459,8 @@ def answer_type_of(question):
     if m is None:
         return None
     words = [w for w in _NON_LETTERS.split(question[m.start():].lower()) if w]
+    while words and words[0] not in _QUESTION_WORDS:  # the preposition before it
+        words.pop(0)
     for form, kinds in _ANSWER_FORMS:
         if all(i < len(words) and words[i] == w for i, w in enumerate(form)):
             return kinds

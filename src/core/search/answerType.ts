@@ -15,7 +15,15 @@ import { ANSWER_CUES, ANSWER_QUESTIONS } from './constants';
 /** The kinds of answer a question asks for (keys of ANSWER_CUES; "how long" asks for a number or a time). */
 export type AnswerType = readonly string[];
 
-const WH = /\b(?:what|which|when|where|who|whom|whose|why|how)\b/i;
+/**
+ * A question word where a question starts: the query's first word (after at most one preposition:
+ * "In which city …", "For how long …") or the first word after a comma, colon or semicolon
+ * ("According to John, who …"). A "when" or "where" inside a keyword query ("throw Error when")
+ * asks for nothing.
+ */
+const WH = /(?:^[^a-z0-9]*(?:(?:in|for|after|since|by|from|to|at|on|of|with)[ \t\n\r\f\v]+)?|[,;:][ \t\n\r\f\v]*)(?:what|which|when|where|who|whom|whose|why|how)\b/i;
+
+const QUESTION_WORDS = new Set(['what', 'which', 'when', 'where', 'who', 'whom', 'whose', 'why', 'how']);
 
 let forms: { words: string[]; kinds: string[] }[] | undefined;
 
@@ -30,13 +38,15 @@ function questionForms(): { words: string[]; kinds: string[] }[] {
 }
 
 /**
- * The kinds of answer `question` asks for, from its first question word and the words after it
- * ("When did …", "In which city …", "How many …"), or undefined (what, why, how, yes/no questions).
+ * The kinds of answer `question` asks for, from the question word that starts it and the words
+ * after it ("When did …", "In which city …", "How many …"), or undefined (what, why, how, yes/no
+ * questions, keyword queries).
  */
 export function answerTypeOf(question: string): AnswerType | undefined {
   const m = WH.exec(question);
   if (!m) return undefined;
   const words = question.slice(m.index).toLowerCase().split(/[^a-z]+/).filter(Boolean);
+  while (words.length && !QUESTION_WORDS.has(words[0])) words.shift(); // the preposition before it
   for (const f of questionForms()) {
     if (f.words.every((w, i) => words[i] === w)) return f.kinds;
   }

@@ -29,6 +29,12 @@ test('the first question word and the words after it name the kinds of answer', 
   assert.equal(answerTypeOf('How did Melanie feel?'), undefined);
   assert.equal(answerTypeOf('Would Caroline move back?'), undefined);
   assert.equal(answerTypeOf('pottery class'), undefined);
+  // A question word inside a keyword query or a relative clause asks for nothing.
+  assert.equal(answerTypeOf('throw new RetryError when'), undefined);
+  assert.equal(answerTypeOf('sql where clause'), undefined);
+  assert.equal(answerTypeOf('Is the friend who wrote the quote alive?'), undefined);
+  assert.deepEqual(answerTypeOf('For how long has Nate had his turtles?'), ['number', 'time']);
+  assert.deepEqual(answerTypeOf('After how many weeks did Tim call?'), ['number']);
   assert.deepEqual(parseQuery('When was the pottery class?').answer, ['time']);
   assert.equal(parseQuery('pottery class').answer, undefined);
 });

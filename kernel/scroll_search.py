@@ -454,7 +454,7 @@ _CUE_PATTERNS = {}
 
 
 def answer_type_of(question):
-    """The kinds of answer `question` asks for (a list), from its first question word, or None."""
+    """The kinds of answer `question` asks for (a list), from the question word that starts it, or None."""
     m = _WH.search(question)
     if m is None:
         return None

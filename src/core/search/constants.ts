@@ -72,7 +72,7 @@ export const IRREGULAR_FORMS: readonly string[] = Object.freeze([...rules.IRREGU
  * question asks for ("when" → a time, "how many" → a number) is lifted by this share.
  */
 export const ANSWER_TYPE_SHARE: number = rules.ANSWER_TYPE_SHARE;
-/** Question forms ("how many: number"), matched from the question's first question word. */
+/** Question forms ("how many: number"), read from the question word that starts a question. */
 export const ANSWER_QUESTIONS: readonly string[] = Object.freeze([...rules.ANSWER_QUESTIONS]);
 /** Each kind's cues: words, phrases and small ASCII patterns, matched whole-word, case-insensitively. */
 export const ANSWER_CUES: Readonly<Record<string, { words?: readonly string[]; cased?: readonly string[] }>> = Object.freeze({ ...(rules.ANSWER_CUES as Record<string, { words?: string[]; cased?: string[] }>) });

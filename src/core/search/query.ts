@@ -48,7 +48,7 @@ export interface ParsedQuery {
   terms: QueryTerm[];
   /** The first date the query names, as a window of days (search.ts lifts events on those days). */
   window?: DateWindow;
-  /** The kind of answer the question asks for (answerType.ts): search.ts lifts events holding one. */
+  /** The kinds of answer the question asks for (answerType.ts): search.ts lifts events holding one. */
   answer?: AnswerType;
   /** Stop words dropped. */
   stopped: string[];

@@ -15,6 +15,9 @@
  *     MIN_CANDIDATES candidates and their neighbours that pass the filters are ranked, neighbours
  *     that match nothing themselves as `broadened` hits (the answer is often next to the match: the
  *     tool result after the call, the reply after the question). Tuned on LoCoMo: R@10 0.64 → 0.73;
+ *     when the query is a question whose form asks for a kind of answer (a time for "when", a
+ *     number for "how many": answerType.ts), each ranked event whose text holds one × (1 +
+ *     ANSWER_TYPE_SHARE);
  *  5. order: one list by score (the head's context scores, bm25 for the matches beyond it), ties
  *     newest seq first; each hit says why it is listed (`match`: every term, some terms, or next to
  *     a match). The head does not depend on `offset`, so `offset`/k page through one fixed list:
@@ -31,7 +34,7 @@ import { holdsAnswerType, type AnswerType } from './answerType';
 import { makeSnippet } from './snippet';
 import { stemKey } from './tokens';
 import { isCorruptionError } from '../db/sqliteErrors';
-import { BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, CONTEXT_FAR, CONTEXT_NEAR, CONTEXT_OF, ANSWER_TYPE_SHARE, DATE_SHARE, DEFAULT_K, MAX_K, MAX_OFFSET, MIN_CANDIDATES, SEGMENT_SHARE } from './constants';
+import { ANSWER_TYPE_SHARE, BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, CONTEXT_FAR, CONTEXT_NEAR, CONTEXT_OF, DATE_SHARE, DEFAULT_K, MAX_K, MAX_OFFSET, MIN_CANDIDATES, SEGMENT_SHARE } from './constants';
 
 /** Said when SQLite reports damage during a search: the index is derived, the log can rebuild it. */
 export const DAMAGED_INDEX_HINT = 'the search index may be damaged: `scroll reindex` rebuilds it from the log';

@@ -155,6 +155,32 @@ class SearchParityTest(unittest.TestCase):
         self.assertIn("new Set(rules.STOP_WORDS)", src)
         self.assertEqual(set(_shared_constants()["STOP_WORDS"]), set(scroll_search.STOP_WORDS))
 
+    def test_answer_types_equal_typescript(self):
+        # The question forms and cue patterns are built from the shared file by both; the same
+        # strings must give the same kinds and the same yes / no in TypeScript (the built answerType.js).
+        built = os.path.join(ROOT, "out", "src", "core", "search", "answerType.js")
+        if not os.path.exists(built):
+            self.skipTest("out/ is not built (npx tsc -p .)")
+        questions = ["When did I go?", "when did Caroline meet Anna", "In which city did John play?",
+                     "For how long has Nate had turtles?", "How long ago did I move?", "How many bowls?",
+                     "According to John, who is his hero?", "Where is it?", "What did he do when young?",
+                     "throw new RetryError when", "sql where clause", "Is the friend who wrote it alive?",
+                     "  \"When\" was it", "in\u00a0which city", "WHOSE idea", "wh\u0131ch city", "\u212aow many",
+                     "", "??", "what year did she", "how often do i run"]
+        texts = ["I went yesterday.", "last   week", "last\u00a0week", "in 2021", "3 bowls", "Someone came",
+                 "It was Matt Patterson, so talented.", "Anna came.", "we went to Paris", "near the lake",
+                 "LAST WEEK", "\u212aast week", "my second try", "a few times", "", "Caf\u00e9 Rome"]
+        kinds = [["time"], ["number"], ["person"], ["place"], ["number", "time"]]
+        script = ("const a = require(%s); const q = %s, t = %s, k = %s;"
+                  "process.stdout.write(JSON.stringify([q.map((x) => a.answerTypeOf(x) ?? null),"
+                  " t.map((x) => k.map((y) => a.holdsAnswerType(x, y)))]))") % (
+                      json.dumps(built), json.dumps(questions), json.dumps(texts), json.dumps(kinds))
+        r = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ts_types, ts_holds = json.loads(r.stdout)
+        self.assertEqual([scroll_search.answer_type_of(q) for q in questions], ts_types)
+        self.assertEqual([[scroll_search.holds_answer_type(t, k) for k in kinds] for t in texts], ts_holds)
+
     def test_ranking_constants_come_from_the_shared_file(self):
         shared = _shared_constants()
         for name, value in shared.items():

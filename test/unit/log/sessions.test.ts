@@ -135,6 +135,12 @@ test('a log of schema 4 migrates to the wider indexes: same names, the same sess
     UPDATE scroll_meta SET value = '4' WHERE key = 'schema_version'; PRAGMA user_version = 4;`);
   const before = grouped(log);
   log.close();
+  // Opened read-only (an untrusted workspace), it is not migrated: the listing reads the rows.
+  const reader = EventLog.open({ path, readonly: true });
+  assert.equal(reader.stats().schemaVersion, 4);
+  assert.deepEqual(reader.sessions(), before);
+  assert.deepEqual(eventFacets(reader, false), { kinds: ['note', 'tool_result'], roles: ['tool', 'user'] });
+  reader.close();
   const migrated = EventLog.open({ path, redact: false });
   assert.equal(migrated.stats().schemaVersion, SCHEMA_VERSION);
   assert.deepEqual(indexColumns(migrated, 'events_session_seq'), ['session', 'seq', 'ts', 'tokens']);

@@ -473,15 +473,22 @@ function withContext(db: SearchDatabase, matched: Map<number, { score: number; p
 }
 
 /** Of `seqs`, the events whose stored text holds an expression of the kind `answer` (answerType.ts). */
-function eventsHolding(db: SearchDatabase, seqs: number[], answer: AnswerType): Set<number> {
+function eventsHolding(db: SearchDatabase, seqs: readonly number[], answer: AnswerType): Set<number> {
   const out = new Set<number>();
+  eachStoredText(db, seqs, (seq, text) => {
+    if (holdsAnswerType(text, answer)) out.add(seq);
+  });
+  return out;
+}
+
+/** Calls `visit` with the stored text (the content, or a payload's preview) of each of `seqs` that exists, 500 rows a query. */
+function eachStoredText(db: SearchDatabase, seqs: readonly number[], visit: (seq: number, text: string) => void): void {
   for (let i = 0; i < seqs.length; i += 500) {
     const chunk = seqs.slice(i, i + 500);
     for (const r of cached(db, `SELECT seq, content FROM events WHERE seq IN (${chunk.map(() => '?').join(', ')})`).all(...chunk)) {
-      if (holdsAnswerType(String(r.content ?? ''), answer)) out.add(Number(r.seq));
+      visit(Number(r.seq), String(r.content ?? ''));
     }
   }
-  return out;
 }
 
 /** Best first; ties newest seq first. */
@@ -579,11 +586,7 @@ export function snippetsFor(db: SearchDatabase, seqs: readonly number[], query: 
   const out = new Map<number, string>();
   if (!seqs.length) return out;
   const keys = snippetKeysOf(termsUsed(query, terms));
-  for (let i = 0; i < seqs.length; i += 500) {
-    const chunk = seqs.slice(i, i + 500);
-    const rows = cached(db, `SELECT seq, content FROM events WHERE seq IN (${chunk.map(() => '?').join(', ')})`).all(...chunk);
-    for (const r of rows) out.set(Number(r.seq), makeSnippet(String(r.content ?? ''), keys));
-  }
+  eachStoredText(db, seqs, (seq, text) => out.set(seq, makeSnippet(text, keys)));
   return out;
 }
 

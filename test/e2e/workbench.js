@@ -304,16 +304,26 @@ class Workbench {
   async sendChat(message, { timeoutMs = 120000, waitFor: until = 'done' } = {}) {
     const input = await this.openChat();
     const before = await this.chatResponseRows().count();
-    await input.click();
-    await this.page.keyboard.press('Control+A');
-    await this.page.keyboard.press('Delete');
-    // Inserted, not typed key by key: typed, "@scroll " can race the participant suggestions and
-    // come out as another participant (seen: "@agent") on a loaded machine.
-    await this.page.keyboard.insertText(message);
-    await waitFor(async () => (await input.innerText()).replace(/\s+/g, ' ').trim() === message.replace(/\s+/g, ' ').trim(), {
-      timeoutMs: 10000,
-      what: `the chat input to hold "${message}"`,
-    });
+    // The keys below go wherever the focus is, and another view can take it from the chat input
+    // between two keys: "Scroll: Reveal Log Folder" (chat.e2e.js's first test) focuses the
+    // Explorer on scroll.db when its reveal completes, which can be after the next test clicked the
+    // input. Seen in CI: Control+A selected the log's files there and Delete asked to delete them (a
+    // modal that blocked every later test), or the message went to the Explorer's type-to-navigate.
+    // So the input must have the focus before the keys, the clearing key is Backspace (the Explorer
+    // does not bind it to deleting files), and the whole step is tried again until the input holds
+    // the message.
+    const wanted = message.replace(/\s+/g, ' ').trim();
+    const holds = async () => (await input.innerText()).replace(/\s+/g, ' ').trim() === wanted;
+    await waitFor(async () => {
+      await input.click();
+      if (!(await this.page.evaluate(() => document.activeElement?.closest('.interactive-input-part') != null))) return false;
+      await this.page.keyboard.press('Control+A');
+      await this.page.keyboard.press('Backspace');
+      // Inserted, not typed key by key: typed, "@scroll " can race the participant suggestions and
+      // come out as another participant (seen: "@agent") on a loaded machine.
+      await this.page.keyboard.insertText(message);
+      return waitFor(holds, { timeoutMs: 2000, what: 'the message in the input' }).catch(() => false);
+    }, { timeoutMs: 15000, what: `the chat input to hold "${message}"` });
     const suggest = this.page.locator('.interactive-input-part .suggest-widget.visible');
     if (await suggest.count()) await this.page.keyboard.press('Escape');
     await this.page.keyboard.press('Enter');

@@ -1,6 +1,8 @@
 // Search quality on LoCoMo: turn-level recall@5/10/20, hit@1/5 and MRR of our default search, next
 // to plain BM25 measured the README's way in the same run, on the development half (the only one
-// anything was tuned on) and the held-out half (../shared/data/locomo/README.md), per category. Usage: node bench/locomo.bench.mjs [PATH] [--no-captions]
+// anything was tuned on) and the held-out half (../shared/data/locomo/README.md), per category. Usage: node bench/locomo.bench.mjs [PATH] [--no-captions] [--one-ts]
+//   --one-ts: every turn carries the same ts (a history ingested without its own dates: no day
+//   tells one sitting from another, and no date cue can act)
 // Default PATH: ../shared/data/locomo/locomo10.json (read in place, never copied).
 // Smoke size (SCROLL_BENCH_SMOKE=1): the first conversation only, or a tiny built-in one in LoCoMo's
 // format (bench/lib/locomo.mjs) when the dataset is not there; the target is not checked.
@@ -16,7 +18,9 @@ import { openBenchLog } from './lib/searchDb.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const args = process.argv.slice(2);
-const dataPath = resolve(root, positionals(args, ['--no-captions', '--quick'])[0] ?? '../shared/data/locomo/locomo10.json');
+const oneTs = args.includes('--one-ts');
+const ONE_TS = '2024-01-01T00:00:00.000Z';
+const dataPath = resolve(root, positionals(args, ['--no-captions', '--quick', '--one-ts'])[0] ?? '../shared/data/locomo/locomo10.json');
 const withCaptions = !args.includes('--no-captions');
 const haveData = existsSync(dataPath);
 if (!haveData && !SMOKE) {
@@ -41,7 +45,7 @@ check(questions.length > 0, 'no question with evidence was loaded');
 const K = [5, 10, 20];
 const maxK = Math.max(...K);
 console.log(`LoCoMo: ${conversations.length} conversations, ${conversations.reduce((n, c) => n + c.turns.length, 0)} turns, ` +
-  `${questions.length} of ${totalQuestions} questions with evidence`);
+  `${questions.length} of ${totalQuestions} questions with evidence${oneTs ? '; one ts for every turn (--one-ts)' : ''}`);
 
 /** How a turn reads as an event: the speaker, what they said, and what a shared photo shows. */
 function turnText(t) {
@@ -57,7 +61,7 @@ let t0 = performance.now();
 for (const c of conversations) {
   const events = c.turns.map((t) => ({
     kind: 'conversation', role: 'user', session: c.id, name: t.speaker, content: turnText(t),
-    ts: t.date ?? undefined, meta: { dia_id: t.diaId, session_date: t.dateText },
+    ts: oneTs ? ONE_TS : t.date ?? undefined, meta: { dia_id: t.diaId, session_date: t.dateText },
   }));
   const appended = log.appendMany(events);
   appended.forEach((e, i) => seqToDia.set(e.seq, c.turns[i].diaId));

@@ -9,6 +9,7 @@ written here: both load ``search_constants.json`` (beside this file). Shared tes
 Keep every rule here identical to the TypeScript file named beside it.
 """
 
+import bisect
 import json
 import math
 import os
@@ -35,6 +36,7 @@ COMMON_SHARE = _C["COMMON_SHARE"]
 CONTEXT_NEAR = _C["CONTEXT_NEAR"]
 CONTEXT_FAR = _C["CONTEXT_FAR"]
 SEGMENT_SHARE = _C["SEGMENT_SHARE"]
+SITTING_WINDOW = _C["SITTING_WINDOW"]
 DATE_SHARE = _C["DATE_SHARE"]
 MIN_CANDIDATES = _C["MIN_CANDIDATES"]
 CONTEXT_OF = _C["CONTEXT_OF"]
@@ -917,7 +919,7 @@ def _events_holding(conn, seqs, kinds):
 
 
 def _with_context(conn, matched, plan, window, answer=None):
-    """Context, segment (same session and day), date-window and answer-type re-ranking (search.ts withContext)."""
+    """Context, sitting (same session and day, within SITTING_WINDOW seqs), date-window and answer-type re-ranking (search.ts withContext)."""
     if not matched:
         return []
     best = sorted(matched.items(), key=lambda e: (0 if e[1][1] else 1, -e[1][0], -e[0]))[:CONTEXT_OF]
@@ -937,16 +939,30 @@ def _with_context(conn, matched, plan, window, answer=None):
             ", ".join("?" * len(chunk)), flt)
         for row in conn.execute(sql, list(chunk) + list(plan["params"])):
             place[int(row[0])] = (row[1], day_number(row[2]))
-    best_of_segment = {}
+    # The placed candidates of a known day, by seq: each event's sitting is read from them.
+    dated = []
     top = 0
     for seq, (score, _) in matched.items():
         p = place.get(seq)
         if p is None:
             continue
-        if p[1] >= 0 and score > best_of_segment.get(p, 0):
-            best_of_segment[p] = score
+        if p[1] >= 0:
+            dated.append((seq, score, p))
         if score > top:
             top = score
+    dated.sort(key=lambda c: c[0])
+    dated_seqs = [c[0] for c in dated]
+
+    def best_of_sitting(seq, p):
+        """The best candidate of the same session and day at most SITTING_WINDOW seqs away (search.ts bestOfSitting)."""
+        lo = bisect.bisect_left(dated_seqs, seq - SITTING_WINDOW)
+        best = 0
+        for c_seq, c_score, c_place in dated[lo:]:
+            if c_seq > seq + SITTING_WINDOW:
+                break
+            if c_place == p and c_score > best:
+                best = c_score
+        return best
 
     def score_at(x, p):
         m = matched.get(x)
@@ -962,7 +978,7 @@ def _with_context(conn, matched, plan, window, answer=None):
             continue
         own = matched.get(seq)
         score = (own[0] if own is not None else 0) + CONTEXT_NEAR * near(seq, 1, p) + CONTEXT_FAR * near(seq, 2, p)
-        score += SEGMENT_SHARE * (best_of_segment.get(p, 0) if p[1] >= 0 else 0)
+        score += SEGMENT_SHARE * (best_of_sitting(seq, p) if p[1] >= 0 else 0)
         if window is not None and window[0] <= p[1] < window[1]:
             score += DATE_SHARE * top
         if score <= 0:

@@ -21,11 +21,13 @@ export const COMMON_SHARE: number = rules.COMMON_SHARE;
 export const CONTEXT_NEAR: number = rules.CONTEXT_NEAR;
 export const CONTEXT_FAR: number = rules.CONTEXT_FAR;
 /**
- * Session-then-turn: an event adds this share of the best candidate's score in its segment (the
- * same session on the same day of ts: one sitting), so the turns of the sitting that matches best
- * rank above a lone match elsewhere.
+ * Session-then-turn: an event adds this share of the best candidate's score in its sitting (the
+ * same session on the same day of ts, at most SITTING_WINDOW seqs away), so the turns of the
+ * sitting that matches best rank above a lone match elsewhere. The window keeps a day-long session,
+ * or a history imported without its own dates (every event one day), from being one sitting.
  */
 export const SEGMENT_SHARE: number = rules.SEGMENT_SHARE;
+export const SITTING_WINDOW: number = rules.SITTING_WINDOW;
 /** An event on a day the query names ("on 24 October 2023", "in March 2023") adds this share of the best score. */
 export const DATE_SHARE: number = rules.DATE_SHARE;
 /** Matches fetched for context re-ranking (the head of the list; fixed, so paging is stable). */

@@ -34,7 +34,7 @@ import { holdsAnswerType, type AnswerType } from './answerType';
 import { makeSnippet } from './snippet';
 import { stemKey } from './tokens';
 import { isCorruptionError } from '../db/sqliteErrors';
-import { ANSWER_TYPE_SHARE, BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, CONTEXT_FAR, CONTEXT_NEAR, CONTEXT_OF, DATE_SHARE, DEFAULT_K, MAX_K, MAX_OFFSET, MIN_CANDIDATES, SEGMENT_SHARE } from './constants';
+import { ANSWER_TYPE_SHARE, BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, CONTEXT_FAR, CONTEXT_NEAR, CONTEXT_OF, DATE_SHARE, DEFAULT_K, MAX_K, MAX_OFFSET, MIN_CANDIDATES, SEGMENT_SHARE, SITTING_WINDOW } from './constants';
 
 /** Said when SQLite reports damage during a search: the index is derived, the log can rebuild it. */
 export const DAMAGED_INDEX_HINT = 'the search index may be damaged: `scroll reindex` rebuilds it from the log';
@@ -357,7 +357,7 @@ function sessionIds(db: SearchDatabase, maxSeq: number): SessionIds | undefined 
   return m;
 }
 
-/** Where an event is: its session and the day of its ts (a segment: one sitting of a session). */
+/** Where an event is: its session and the day of its ts (a segment; its sittings are the runs of SITTING_WINDOW seqs around each event). */
 interface Place {
   session: string;
   day: number;
@@ -410,9 +410,9 @@ function contextPlaces(db: SearchDatabase, seqs: number[], plan: Plan): Map<numb
  * Re-ranks every candidate and adds the neighbours (±1, ±2 in the same session and day, passing
  * the filters) of the best CONTEXT_OF. Each scores its own bm25 (0 for a neighbour that is not a
  * candidate), plus CONTEXT_NEAR/CONTEXT_FAR of its best neighbour
- * 1/2 events away, plus SEGMENT_SHARE of the best candidate of its segment (the same session on the
- * same day: session-then-turn ranking; every candidate is placed, so a history that is one
- * sitting keeps its candidates' order), plus DATE_SHARE of the best candidate's score when its day
+ * 1/2 events away, plus SEGMENT_SHARE of the best candidate of its sitting (the same session on the
+ * same day, at most SITTING_WINDOW seqs away: session-then-turn ranking; every candidate is placed,
+ * and counts in its own sitting), plus DATE_SHARE of the best candidate's score when its day
  * is in the query's date window; the whole × (1 + ANSWER_TYPE_SHARE) when the event's text holds an
  * expression of the kind of answer the question asks for (answerType.ts). OR-only matches and
  * neighbours are `broadened`.
@@ -435,14 +435,25 @@ function withContext(db: SearchDatabase, matched: Map<number, { score: number; p
   }
   const seqs = [...around].sort((a, b) => a - b);
   const place = contextPlaces(db, seqs, plan);
-  const bestOfSegment = new Map<number, number>();
+  // The placed candidates of a known day, by seq: each event's sitting is read from them.
+  const dated: { seq: number; score: number; segment: number }[] = [];
   let top = 0;
   for (const [seq, m] of matched) {
     const p = place.get(seq);
     if (!p) continue;
-    if (p.segment >= 0 && m.score > (bestOfSegment.get(p.segment) ?? 0)) bestOfSegment.set(p.segment, m.score);
+    if (p.segment >= 0) dated.push({ seq, score: m.score, segment: p.segment });
     if (m.score > top) top = m.score;
   }
+  dated.sort((a, b) => a.seq - b.seq);
+  let from = 0; // `seqs` ascend, so the window's start only moves on
+  const bestOfSitting = (seq: number, segment: number): number => {
+    while (from < dated.length && dated[from].seq < seq - SITTING_WINDOW) from++;
+    let best = 0;
+    for (let i = from; i < dated.length && dated[i].seq <= seq + SITTING_WINDOW; i++) {
+      if (dated[i].segment === segment && dated[i].score > best) best = dated[i].score;
+    }
+    return best;
+  };
   // A neighbour counts in the same session on the same day (a day without ts: the same session).
   const sameSitting = (p: Place, q: Place | undefined) => q !== undefined && q.session === p.session && q.day === p.day;
   const scoreAt = (x: number, p: Place): number => {
@@ -456,7 +467,7 @@ function withContext(db: SearchDatabase, matched: Map<number, { score: number; p
     if (p === undefined) continue; // filtered out
     const own = matched.get(seq);
     let score = (own ? own.score : 0) + CONTEXT_NEAR * near(seq, 1, p) + CONTEXT_FAR * near(seq, 2, p);
-    score += SEGMENT_SHARE * (p.segment >= 0 ? bestOfSegment.get(p.segment) ?? 0 : 0);
+    score += SEGMENT_SHARE * (p.segment >= 0 ? bestOfSitting(seq, p.segment) : 0);
     if (window && p.day >= window.from && p.day < window.to) score += DATE_SHARE * top;
     if (score <= 0) continue;
     const precise = own !== undefined && own.precise;

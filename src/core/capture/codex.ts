@@ -41,19 +41,22 @@ export function readCodexRecord(record: unknown, origin: RecordOrigin): ReaderOu
   const payload = isObject(record.payload) ? record.payload : undefined;
   // Wrapped records ({type, payload}); a legacy file's lines are the payload themselves.
   const wrapped = type !== undefined && TOP_LEVEL.has(type) && payload !== undefined;
-  const sessionIdOf = (p: Json | undefined) => str(p?.id);
+  // Every record of a file is in the file's session: the other records carry no id of their own,
+  // and a reader sees one record at a time (a cursor may start mid-file). A rollout named as Codex
+  // names it has its session_meta's id in its name; a renamed file or stdin is one session under
+  // its name, each session_meta keeping its own id in meta.
   if (type === 'session_meta' && payload) {
-    const id = sessionIdOf(payload) ?? fileSession;
+    const id = str(payload.id) ?? fileSession;
     const cwd = str(payload.cwd);
     return {
-      events: [keptWhole(SOURCE, record, recordId, `${SOURCE}:${id}`, ts, { type: 'session_meta', sessionId: id, cwd, version: payload.cli_version, originator: payload.originator })],
+      events: [keptWhole(SOURCE, record, recordId, `${SOURCE}:${fileSession}`, ts, { type: 'session_meta', sessionId: id, cwd, version: payload.cli_version, originator: payload.originator })],
       problems,
       ...(cwd ? { cwd } : {}),
     };
   }
   if (!wrapped && type === undefined && typeof record.id === 'string' && typeof record.timestamp === 'string' && !('record_type' in record)) {
     // A legacy rollout's first line: the session's own fields.
-    return { events: [keptWhole(SOURCE, record, recordId, `${SOURCE}:${record.id}`, ts, { type: 'session_meta', sessionId: record.id })], problems };
+    return { events: [keptWhole(SOURCE, record, recordId, `${SOURCE}:${fileSession}`, ts, { type: 'session_meta', sessionId: record.id })], problems };
   }
   const session = `${SOURCE}:${fileSession}`;
   const meta: Json = { sessionId: fileSession };

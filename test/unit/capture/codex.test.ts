@@ -64,3 +64,20 @@ test('codex: every user message, assistant text, tool call and tool result appea
 test('codex: the session id comes from the rollout file name', () => {
   assert.equal(codexSessionOf(join('/x', `rollout-2025-10-29T00-59-38-${SESSION}.jsonl`)), SESSION);
 });
+
+test('codex: a rollout whose file name carries no session id (renamed, or stdin) is still one session', () => {
+  const records = [
+    { timestamp: '2025-12-28T12:18:30.533Z', type: 'session_meta', payload: { id: SESSION, cwd: '/work/proj', cli_version: '0.77.0' } },
+    { timestamp: '2025-12-28T12:21:44.491Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'check the retry cap' }] } },
+    { timestamp: '2025-12-28T12:21:44.492Z', type: 'turn_context', payload: { cwd: '/work/proj', model: 'gpt-5.2-codex' } },
+  ];
+  for (const path of ['/downloads/sample_codex_session.jsonl', 'stdin']) {
+    const sessions = new Set(records.flatMap((r) => codexReader.read(r, { path, line: 1 }).events.map((e) => e.session)));
+    assert.equal(sessions.size, 1, `${path}: ${[...sessions].join(', ')}`);
+    const meta = codexReader.read(records[0], { path, line: 1 }).events[0].meta;
+    assert.equal(meta?.sessionId, SESSION, 'the session_meta record keeps its own id in meta');
+  }
+  // Named as Codex names it, the file's id and the record's agree.
+  const named = join('/x', `rollout-2025-12-28T12-18-30-${SESSION}.jsonl`);
+  assert.deepEqual([...new Set(records.flatMap((r) => codexReader.read(r, { path: named, line: 1 }).events.map((e) => e.session)))], [`codex:${SESSION}`]);
+});

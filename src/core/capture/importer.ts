@@ -177,6 +177,10 @@ class ImportRun {
   private readonly seenDry = new Set<string>();
   private pending: Pending[] = [];
   private pendingBytes = 0;
+  /** Per file read in this run: the time of its last record that had one. */
+  private readonly lastTsOf = new Map<string, string>();
+  /** Per file: its pending events from before its first record with a time (they take that one). */
+  private readonly untimed = new Map<string, Pending[]>();
   private stmts?: Record<'claim' | 'setSeq' | 'binary' | 'cursor' | 'getCursor' | 'has', Statement>;
 
   constructor(
@@ -446,6 +450,7 @@ class ImportRun {
         return;
       }
     }
+    this.placeInTime(p);
     this.sessions.add(p.event.session);
     this.pending.push(p);
     this.pendingBytes += p.event.content.length;
@@ -453,8 +458,35 @@ class ImportRun {
     if (this.pending.length >= this.chunkEvents * 2) await this.flush(); // a huge held-back batch
   }
 
+  /**
+   * A record without a time of its own (Claude Code's summaries, file snapshots and titles) takes
+   * the time of the record before it in its file, or, before the file's first timed record, of that
+   * one (`meta.tsFrom` says which), so an old transcript imported today does not end today. Only
+   * when no record of the file read in this run has a time is it stamped at the import.
+   */
+  private placeInTime(p: Pending): void {
+    const e = p.event;
+    if (e.ts && !Number.isNaN(Date.parse(e.ts))) {
+      this.lastTsOf.set(p.path, e.ts);
+      for (const w of this.untimed.get(p.path) ?? []) this.borrowTs(w, e.ts, 'next record');
+      this.untimed.delete(p.path);
+      return;
+    }
+    const last = this.lastTsOf.get(p.path);
+    if (last !== undefined) this.borrowTs(p, last, 'previous record');
+    else this.untimed.set(p.path, [...(this.untimed.get(p.path) ?? []), p]);
+  }
+
+  private borrowTs(p: Pending, ts: string, from: 'previous record' | 'next record'): void {
+    const meta: Record<string, unknown> = { ...(p.event.meta ?? {}), tsFrom: from };
+    if (p.event.ts) meta.sourceTs = p.event.ts; // a time that does not parse, kept as written
+    p.event = { ...p.event, ts, meta };
+  }
+
   /** Commits the pending events (each record once) and the cursor that follows them, in one transaction. */
   private async flush(): Promise<void> {
+    // Events committed now keep what they have: a time found later cannot reach them.
+    this.untimed.clear();
     const chunk = this.pending;
     const cursor = this.cursorAfterFlush;
     this.pending = [];

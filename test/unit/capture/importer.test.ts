@@ -262,3 +262,33 @@ test('search filters captured events by their source', async () => {
     h.dispose();
   }
 });
+
+test("a record without a time of its own takes its file's neighbouring record's, not the import's", async () => {
+  const h = fakeHome();
+  const log = openLog(h.dbPath);
+  try {
+    const file = join(h.home, 'untimed', `${SESSION}.jsonl`);
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(h.home, 'untimed'), { recursive: true });
+    // Claude Code writes summaries and file snapshots without a timestamp, often at the top of a
+    // session file, and a custom title at its end.
+    writeFileSync(file, [
+      JSON.stringify({ type: 'summary', summary: 'Retry cap investigation', leafUuid: 'u-2' }),
+      userLine('u-1', 'what is the retry cap?', { timestamp: '2025-10-01T11:00:00.000Z' }),
+      userLine('u-2', 'and the timeout?', { timestamp: '2025-10-01T11:05:00.000Z' }),
+      JSON.stringify({ type: 'custom-title', customTitle: 'retry work', sessionId: SESSION }),
+    ].join('\n') + '\n');
+    const s = await importFiles(log, claudeCodeReader, [file], { scope: ['/work/proj'] });
+    assert.equal(s.appended, 4);
+    const events = capturedEvents(log);
+    const ts = (pred: (e: (typeof events)[number]) => boolean) => events.filter(pred).map((e) => [e.ts, e.meta.tsFrom]);
+    assert.deepEqual(ts((e) => e.meta.type === 'summary'), [['2025-10-01T11:00:00.000Z', 'next record']], 'before any timed record: the first one after it');
+    assert.deepEqual(ts((e) => e.meta.type === 'custom-title'), [['2025-10-01T11:05:00.000Z', 'previous record']]);
+    assert.deepEqual(ts((e) => e.kind === 'user_message'), [['2025-10-01T11:00:00.000Z', undefined], ['2025-10-01T11:05:00.000Z', undefined]], 'timed records keep their own');
+    const last = log.sessions().find((x) => x.session === `claude-code:${SESSION}`)!;
+    assert.equal(last.lastTs, '2025-10-01T11:05:00.000Z', "the session ends when its last record was written, not when it was imported");
+  } finally {
+    log.close();
+    h.dispose();
+  }
+});

@@ -10,7 +10,7 @@
  * `compaction`; images → binaries. Anything else is kept whole as a `note`.
  */
 import { basename, dirname } from 'node:path';
-import { base64Binary, contentId, isObject, jsonText, keptWhole, str, type Json } from './readerKit';
+import { base64Binary, contentId, isObject, jsonText, keptWhole, str, unmappedFields, type Json } from './readerKit';
 import type { CaptureProblem, CaptureReader, CapturedBinary, CapturedEvent, ReaderOutput, RecordOrigin } from './types';
 
 const SOURCE = 'claude-code' as const;
@@ -54,29 +54,52 @@ export function readClaudeCodeRecord(record: unknown, origin: RecordOrigin): Rea
   copy('requestId');
   copy('parent_tool_use_id', 'parentToolUseId');
   if (record.isSidechain === true) meta.sidechain = true;
-  const out = (events: CapturedEvent[]): ReaderOutput => ({ events, problems, ...(cwd ? { cwd } : {}) });
   const type = record.type;
+  // A mapped record's other fields ride on its first event, so none is dropped (keptWhole records
+  // hold everything already).
+  const out = (events: CapturedEvent[], mapped: readonly string[] = []): ReaderOutput => {
+    const rest = events.length && events[0].meta?.kept !== WHOLE ? unmappedFields(record, [...RECORD_MAPPED, ...mapped]) : undefined;
+    if (rest) events[0].meta = { ...events[0].meta, unmapped: { ...(events[0].meta?.unmapped as Json | undefined), record: rest } };
+    return { events, problems, ...(cwd ? { cwd } : {}) };
+  };
   const message = isObject(record.message) ? record.message : undefined;
 
   if ((type === 'user' || type === 'assistant') && message) {
     const events = messageEvents(record, message, { session, ts, recordId, meta, assistant: type === 'assistant' });
-    if (events) return out(events);
+    if (events) return out(events, ['message', 'toolUseResult', 'isCompactSummary']);
   }
   if (type === 'summary' && typeof record.summary === 'string') {
-    return out([{ kind: 'note', role: 'system', content: record.summary, session, ts, recordId, meta: { ...meta, type: 'summary', leafId: record.leafUuid } }]);
+    return out([{ kind: 'note', role: 'system', content: record.summary, session, ts, recordId, meta: { ...meta, type: 'summary', leafId: record.leafUuid } }], ['summary', 'leafUuid']);
   }
   if (type === 'system' && record.subtype === 'compact_boundary') {
-    return out([{ kind: 'compaction', role: 'system', content: str(record.content) ?? 'Conversation compacted', session, ts, recordId, meta: { ...meta, compactMetadata: record.compactMetadata } }]);
+    return out([{ kind: 'compaction', role: 'system', content: str(record.content) ?? 'Conversation compacted', session, ts, recordId, meta: { ...meta, subtype: record.subtype, compactMetadata: record.compactMetadata } }], ['subtype', 'content', 'compactMetadata']);
   }
   if (type === 'system' && record.subtype === 'init') {
     // stream-json: the run's working directory, model and tools. Kept whole, with the model in meta.
     return out([keptWhole(SOURCE, record, recordId, session, ts, { ...meta, model: record.model, type: 'init' })]);
   }
   if (type === 'system' && typeof record.content === 'string') {
-    return out([{ kind: 'note', role: 'system', content: record.content, session, ts, recordId, meta: { ...meta, type: 'system', subtype: record.subtype, level: record.level } }]);
+    return out([{ kind: 'note', role: 'system', content: record.content, session, ts, recordId, meta: { ...meta, type: 'system', subtype: record.subtype, level: record.level } }], ['subtype', 'content', 'level']);
   }
   return out([keptWhole(SOURCE, record, recordId, session, ts, { ...meta, type: str(type) })]);
 }
+
+const WHOLE = 'whole record (not mapped)';
+
+/** Record fields every mapped record's meta holds (copied above) or its event's shape says. */
+const RECORD_MAPPED = ['type', 'sessionId', 'session_id', 'uuid', 'timestamp', 'cwd', 'version', 'parentUuid', 'gitBranch', 'userType', 'agentId', 'isMeta', 'requestId', 'parent_tool_use_id', 'isSidechain'];
+/** Message fields the events hold; the others go to the first event's `meta.unmapped.message`. */
+const MESSAGE_MAPPED = ['type', 'role', 'content', 'model', 'id', 'stop_reason', 'usage'];
+/** Per content block type, the fields its event holds; the others go to `meta.unmapped.blocks`. */
+const BLOCK_MAPPED: Record<string, readonly string[]> = {
+  text: ['type', 'text'],
+  image: ['type', 'source'],
+  thinking: ['type', 'thinking', 'signature'],
+  redacted_thinking: ['type', 'data'],
+  tool_use: ['type', 'id', 'name', 'input'],
+  server_tool_use: ['type', 'id', 'name', 'input'],
+  tool_result: ['type', 'tool_use_id', 'content', 'is_error'],
+};
 
 /** A session file's name is its session id; stdin has none (`stream-json` lines name theirs). */
 function fileSession(origin: RecordOrigin): string {
@@ -117,30 +140,45 @@ function messageEvents(record: Json, message: Json, c: MessageContext): Captured
     // Text and images that follow each other are one message; tool calls and results their own events.
     let texts: string[] = [];
     let binaries: CapturedBinary[] = [];
+    let textExtras: Json[] = [];
+    const withExtras = (m: Json, extras: Json[]): Json => (extras.length ? { ...m, unmapped: { blocks: extras } } : m);
     const flushText = () => {
       if (texts.length === 0 && binaries.length === 0) return;
-      push({ kind: textKind, role, content: texts.join('\n\n'), meta, ...(binaries.length ? { binaries } : {}) });
+      push({ kind: textKind, role, content: texts.join('\n\n'), meta: withExtras(meta, textExtras), ...(binaries.length ? { binaries } : {}) });
       texts = [];
       binaries = [];
+      textExtras = [];
+    };
+    // A block's fields beyond those its event holds (citations, cache_control, caller, …).
+    const extrasOf = (block: Json, index: number): Json[] => {
+      const mapped = BLOCK_MAPPED[str(block.type) ?? ''] ?? (str(block.type)?.endsWith('_tool_result') ? BLOCK_MAPPED.tool_result : undefined);
+      if (!mapped) return [];
+      const rest = unmappedFields(block, mapped);
+      const sourceRest = block.type === 'image' && isObject(block.source) ? unmappedFields(block.source, ['type', 'data', 'media_type']) : undefined;
+      return rest || sourceRest ? [{ block: index, ...rest, ...(sourceRest ? { source: sourceRest } : {}) }] : [];
     };
     let detailDone = false;
-    for (const block of content) {
+    for (const [index, block] of content.entries()) {
       if (!isObject(block)) {
         flushText();
         push({ kind: 'note', role: 'system', content: jsonText(block), meta: { ...meta, kept: 'content block (not mapped)' } });
         continue;
       }
       const type = block.type;
-      if (type === 'text' && typeof block.text === 'string') texts.push(block.text);
-      else if (type === 'image' && isObject(block.source) && base64Binary(block.source.data, block.source.media_type)) {
+      const extras = extrasOf(block, index);
+      if (type === 'text' && typeof block.text === 'string') {
+        texts.push(block.text);
+        textExtras.push(...extras);
+      } else if (type === 'image' && isObject(block.source) && base64Binary(block.source.data, block.source.media_type)) {
         binaries.push(base64Binary(block.source.data, block.source.media_type)!);
+        textExtras.push(...extras);
       } else if (type === 'thinking' || type === 'redacted_thinking') {
         flushText();
         const text = type === 'thinking' ? str(block.thinking) ?? '' : str(block.data) ?? '';
-        push({ kind: 'thinking', role: 'assistant', content: text, meta: { ...meta, ...(block.signature ? { signature: block.signature } : {}), ...(type === 'redacted_thinking' ? { redacted: true } : {}) } });
+        push({ kind: 'thinking', role: 'assistant', content: text, meta: withExtras({ ...meta, ...(block.signature ? { signature: block.signature } : {}), ...(type === 'redacted_thinking' ? { redacted: true } : {}) }, extras) });
       } else if ((type === 'tool_use' || type === 'server_tool_use') && typeof block.name === 'string') {
         flushText();
-        push({ kind: 'tool_call', role: 'assistant', name: block.name, toolCallId: str(block.id) ?? null, content: jsonText(block.input ?? {}), meta: type === 'server_tool_use' ? { ...meta, server: true } : meta });
+        push({ kind: 'tool_call', role: 'assistant', name: block.name, toolCallId: str(block.id) ?? null, content: jsonText(block.input ?? {}), meta: withExtras(type === 'server_tool_use' ? { ...meta, server: true } : meta, extras) });
       } else if (type === 'tool_result' || (typeof type === 'string' && type.endsWith('_tool_result'))) {
         flushText();
         const { text, binaries: images } = resultContent(block.content);
@@ -154,7 +192,7 @@ function messageEvents(record: Json, message: Json, c: MessageContext): Captured
           else detail = json;
         }
         const toolCallId = str(block.tool_use_id) ?? null;
-        push({ kind: 'tool_result', role: 'tool', toolCallId, content: text, meta: resultMeta, ...(images.length ? { binaries: images } : {}) });
+        push({ kind: 'tool_result', role: 'tool', toolCallId, content: text, meta: withExtras(resultMeta, extras), ...(images.length ? { binaries: images } : {}) });
         if (detail !== undefined) push({ kind: 'tool_detail', role: 'tool', toolCallId, content: detail, meta: { ...meta, detailOf: 'toolUseResult' } });
       } else {
         flushText();
@@ -166,6 +204,8 @@ function messageEvents(record: Json, message: Json, c: MessageContext): Captured
   // Usage and the like once per message, on its first event.
   if (c.assistant && events.length && message.usage !== undefined) events[0].meta = { ...events[0].meta, usage: message.usage };
   if (events.length === 0) push({ kind: textKind, role, content: '', meta });
+  const messageRest = unmappedFields(message, MESSAGE_MAPPED);
+  if (messageRest) events[0].meta = { ...events[0].meta, unmapped: { ...(events[0].meta?.unmapped as Json | undefined), message: messageRest } };
   return events;
 }
 

@@ -11,7 +11,7 @@
  * which every line's timestamp makes unique.
  */
 import { basename } from 'node:path';
-import { base64Binary, contentId, isObject, jsonText, keptWhole, str, type Json } from './readerKit';
+import { base64Binary, contentId, isObject, jsonText, keptWhole, str, unmappedFields, type Json } from './readerKit';
 import type { CaptureProblem, CaptureReader, CapturedBinary, CapturedEvent, ReaderOutput, RecordOrigin } from './types';
 
 const SOURCE = 'codex' as const;
@@ -65,17 +65,49 @@ export function readCodexRecord(record: unknown, origin: RecordOrigin): ReaderOu
     return { events: [keptWhole(SOURCE, record, recordId, session, ts, { ...meta, type: 'turn_context', model: payload.model, cwd })], problems, ...(cwd ? { cwd } : {}) };
   }
   if (type === 'compacted' && payload) {
-    return { events: [{ kind: 'compaction', role: 'system', content: str(payload.message) ?? jsonText(payload), session, ts, recordId: `${recordId}#0`, meta: { ...meta, type: 'compacted' } }], problems };
+    const message = str(payload.message);
+    // The summary is the content; the rest (the replacement history) is kept in meta.
+    const rest = message !== undefined ? unmappedFields(payload, ['message']) : undefined;
+    return { events: [{ kind: 'compaction', role: 'system', content: message ?? jsonText(payload), session, ts, recordId: `${recordId}#0`, meta: { ...meta, type: 'compacted', ...(rest ? { unmapped: { payload: rest } } : {}) } }], problems };
   }
   const item = wrapped && type === 'response_item' ? payload : !wrapped && type !== undefined && ITEM_TYPES.has(type) ? record : undefined;
   if (item) {
     const events = itemEvents(item, { session, ts, recordId, meta });
-    if (events) return { events, problems };
+    if (events) {
+      // The item's fields its event does not hold (status, and whatever a newer Codex adds).
+      const rest = unmappedFields(item, itemMapped(item));
+      if (rest) events[0].meta = { ...events[0].meta, unmapped: { ...(events[0].meta?.unmapped as Json | undefined), item: rest } };
+      return { events, problems };
+    }
   }
   if (type !== undefined && !TOP_LEVEL.has(type) && !ITEM_TYPES.has(type) && !('record_type' in record)) {
     problems.push({ origin, perFile: true, message: `unknown Codex record type "${type.slice(0, 40)}" (a newer rollout format?): such records are kept whole` });
   }
   return { events: [keptWhole(SOURCE, record, recordId, session, ts, { ...meta, type: type ?? str(record.record_type), eventType: payload ? str(payload.type) : undefined })], problems };
+}
+
+/** The fields of a response item its event holds (content, name, call id, …). */
+function itemMapped(item: Json): readonly string[] {
+  switch (item.type) {
+    case 'message':
+      return ['type', 'role', 'content', 'id'];
+    case 'reasoning':
+      return ['type', 'summary', 'content', 'encrypted_content', 'id'];
+    case 'function_call':
+      return ['type', 'name', 'arguments', 'call_id', 'id'];
+    case 'custom_tool_call':
+      return ['type', 'name', 'input', 'call_id', 'id'];
+    case 'local_shell_call':
+    case 'web_search_call':
+      return ['type', 'call_id', 'action', 'status', 'id'];
+    case 'function_call_output':
+    case 'custom_tool_call_output':
+      return ['type', 'call_id', 'output'];
+    case 'compaction':
+      return item.summary !== undefined ? ['type', 'summary'] : item.encrypted_content !== undefined ? ['type', 'encrypted_content'] : Object.keys(item);
+    default:
+      return Object.keys(item);
+  }
 }
 
 interface ItemContext {
@@ -91,10 +123,10 @@ function itemEvents(item: Json, c: ItemContext): CapturedEvent[] | undefined {
   if (item.id !== undefined) meta.sourceId = item.id;
   switch (item.type) {
     case 'message': {
-      const { text, binaries } = messageText(item.content);
+      const { text, binaries, extras } = messageText(item.content);
       const role = str(item.role) ?? 'user';
       const kind = role === 'assistant' ? 'model_turn' : role === 'user' ? 'user_message' : 'note';
-      return one({ kind, role: kind === 'note' ? 'system' : role, content: text, meta: { ...meta, ...(kind === 'note' ? { messageRole: role } : {}) }, ...(binaries.length ? { binaries } : {}) });
+      return one({ kind, role: kind === 'note' ? 'system' : role, content: text, meta: { ...meta, ...(kind === 'note' ? { messageRole: role } : {}), ...(extras ? { unmapped: { parts: extras } } : {}) }, ...(binaries.length ? { binaries } : {}) });
     }
     case 'reasoning': {
       const parts: string[] = [];
@@ -124,17 +156,24 @@ function itemEvents(item: Json, c: ItemContext): CapturedEvent[] | undefined {
   }
 }
 
-function messageText(content: unknown): { text: string; binaries: CapturedBinary[] } {
+function messageText(content: unknown): { text: string; binaries: CapturedBinary[]; extras?: Json[] } {
   if (typeof content === 'string') return { text: content, binaries: [] };
   if (!Array.isArray(content)) return { text: jsonText(content ?? ''), binaries: [] };
   const texts: string[] = [];
   const binaries: CapturedBinary[] = [];
-  for (const p of content) {
-    if (isObject(p) && typeof p.text === 'string') texts.push(p.text);
-    else if (isObject(p) && p.type === 'input_image' && base64Binary(p.image_url, undefined)?.mediaType.includes('/')) binaries.push(base64Binary(p.image_url, undefined)!);
-    else texts.push(jsonText(p));
+  const extras: Json[] = [];
+  for (const [i, p] of content.entries()) {
+    if (isObject(p) && typeof p.text === 'string') {
+      texts.push(p.text);
+      const rest = unmappedFields(p, ['type', 'text']);
+      if (rest) extras.push({ part: i, ...rest }); // annotations, …
+    } else if (isObject(p) && p.type === 'input_image' && base64Binary(p.image_url, undefined)?.mediaType.includes('/')) {
+      binaries.push(base64Binary(p.image_url, undefined)!);
+      const rest = unmappedFields(p, ['type', 'image_url']);
+      if (rest) extras.push({ part: i, ...rest });
+    } else texts.push(jsonText(p));
   }
-  return { text: texts.join('\n\n'), binaries };
+  return { text: texts.join('\n\n'), binaries, ...(extras.length ? { extras } : {}) };
 }
 
 /**

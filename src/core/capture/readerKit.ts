@@ -59,3 +59,17 @@ export function keptWhole(source: CaptureSource, record: unknown, recordId: stri
     meta: { ...meta, source, kept: 'whole record (not mapped)' },
   };
 }
+
+/**
+ * The fields of a source object a reader does not map (every key not in `mapped`), or undefined
+ * when there are none: readers keep them in meta (`unmapped`), so a field the source adds later,
+ * or one no event shows (Claude Code's citations, Codex's item status), is not dropped.
+ */
+export function unmappedFields(obj: Json, mapped: readonly string[]): Json | undefined {
+  let out: Json | undefined;
+  for (const [k, v] of Object.entries(obj)) {
+    if (mapped.includes(k) || v === undefined) continue;
+    (out ??= {})[k] = v;
+  }
+  return out;
+}

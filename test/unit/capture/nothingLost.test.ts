@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeCodeReader, codexReader, importFiles, type CaptureReader } from '../../../src/core/capture';
 import { capturedEvents, fakeHome, openLog, redacted } from './captureTestKit';

@@ -11,7 +11,7 @@
  */
 import { basename, dirname } from 'node:path';
 import { base64Binary, contentId, isObject, jsonText, keptWhole, str, unmappedFields, type Json } from './readerKit';
-import type { CaptureProblem, CaptureReader, CapturedBinary, CapturedEvent, ReaderOutput, RecordOrigin } from './types';
+import { SESSION_FROM_FILE, type CaptureProblem, type CaptureReader, type CapturedBinary, type CapturedEvent, type ReaderOutput, type RecordOrigin } from './types';
 
 const SOURCE = 'claude-code' as const;
 /** `toolUseResult` details up to this many characters of JSON go in the result's meta; larger, an event of their own. */
@@ -29,9 +29,10 @@ export function readClaudeCodeRecord(record: unknown, origin: RecordOrigin): Rea
   const problems: CaptureProblem[] = [];
   if (!isObject(record)) {
     const session = `${SOURCE}:${fileSession(origin)}`;
-    return { events: [keptWhole(SOURCE, record, contentId(record), session, '')], problems };
+    return { events: [keptWhole(SOURCE, record, contentId(record), session, '', { sessionFrom: SESSION_FROM_FILE })], problems };
   }
-  const sessionId = str(record.sessionId) ?? str(record.session_id) ?? fileSession(origin);
+  const ownSession = str(record.sessionId) ?? str(record.session_id);
+  const sessionId = ownSession ?? fileSession(origin);
   const session = `${SOURCE}:${sessionId}`;
   const ts = str(record.timestamp) ?? '';
   const recordId = str(record.uuid) ?? contentId(record);
@@ -60,6 +61,9 @@ export function readClaudeCodeRecord(record: unknown, origin: RecordOrigin): Rea
   const out = (events: CapturedEvent[], mapped: readonly string[] = []): ReaderOutput => {
     const rest = events.length && events[0].meta?.kept !== WHOLE ? unmappedFields(record, [...RECORD_MAPPED, ...mapped]) : undefined;
     if (rest) events[0].meta = { ...events[0].meta, unmapped: { ...(events[0].meta?.unmapped as Json | undefined), record: rest } };
+    // Summaries and file snapshots name no session: the file's name stands in, and the importer
+    // puts them in the session the file's other records name (importer.ts placeInFile).
+    if (ownSession === undefined) for (const e of events) e.meta = { ...e.meta, sessionFrom: SESSION_FROM_FILE };
     return { events, problems, ...(cwd ? { cwd } : {}) };
   };
   const message = isObject(record.message) ? record.message : undefined;

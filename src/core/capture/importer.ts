@@ -26,7 +26,7 @@ import { errorMessage } from '../errors';
 import type { EventLog } from '../log/eventLog';
 import type { NewEvent } from '../types';
 import { sourceLines } from './lines';
-import type { CaptureProblem, CaptureReader, CapturedEvent, CaptureSource, ReaderOutput, SkippedRecords } from './types';
+import { SESSION_FROM_FILE, type CaptureProblem, type CaptureReader, type CapturedEvent, type CaptureSource, type ReaderOutput, type SkippedRecords } from './types';
 
 export interface ImportOptions {
   /**
@@ -181,6 +181,10 @@ class ImportRun {
   private readonly lastTsOf = new Map<string, string>();
   /** Per file: its pending events from before its first record with a time (they take that one). */
   private readonly untimed = new Map<string, Pending[]>();
+  /** Per file read in this run: the session (and its source id) its records name. */
+  private readonly sessionOf = new Map<string, { session: string; sessionId: unknown }>();
+  /** Per file: its pending events whose record names no session, from before one that does. */
+  private readonly unsessioned = new Map<string, Pending[]>();
   private stmts?: Record<'claim' | 'setSeq' | 'binary' | 'cursor' | 'getCursor' | 'has', Statement>;
 
   constructor(
@@ -451,7 +455,7 @@ class ImportRun {
       }
     }
     this.placeInTime(p);
-    this.sessions.add(p.event.session);
+    this.placeInSession(p);
     this.pending.push(p);
     this.pendingBytes += p.event.content.length;
     for (const b of p.event.binaries ?? []) this.pendingBytes += b.data.length;
@@ -477,6 +481,32 @@ class ImportRun {
     else this.untimed.set(p.path, [...(this.untimed.get(p.path) ?? []), p]);
   }
 
+  /**
+   * An event whose record names no session (`meta.sessionFrom`: its reader took the file's name) is
+   * put in the session the file's other records name, before or after it: a transcript renamed or
+   * shared under another name stays one session. When none does, it keeps the file's name.
+   */
+  private placeInSession(p: Pending): void {
+    if (p.event.meta?.sessionFrom !== SESSION_FROM_FILE) {
+      if (!this.sessionOf.has(p.path)) {
+        const named = { session: p.event.session, sessionId: p.event.meta?.sessionId };
+        this.sessionOf.set(p.path, named);
+        for (const w of this.unsessioned.get(p.path) ?? []) this.joinSession(w, named);
+        this.unsessioned.delete(p.path);
+      }
+      return;
+    }
+    const named = this.sessionOf.get(p.path);
+    if (named) this.joinSession(p, named);
+    else this.unsessioned.set(p.path, [...(this.unsessioned.get(p.path) ?? []), p]);
+  }
+
+  private joinSession(p: Pending, named: { session: string; sessionId: unknown }): void {
+    const meta: Record<string, unknown> = { ...(p.event.meta ?? {}), sessionFrom: 'the file\'s other records' };
+    if (named.sessionId !== undefined) meta.sessionId = named.sessionId;
+    p.event = { ...p.event, session: named.session, meta };
+  }
+
   private borrowTs(p: Pending, ts: string, from: 'previous record' | 'next record'): void {
     const meta: Record<string, unknown> = { ...(p.event.meta ?? {}), tsFrom: from };
     if (p.event.ts) meta.sourceTs = p.event.ts; // a time that does not parse, kept as written
@@ -485,9 +515,11 @@ class ImportRun {
 
   /** Commits the pending events (each record once) and the cursor that follows them, in one transaction. */
   private async flush(): Promise<void> {
-    // Events committed now keep what they have: a time found later cannot reach them.
+    // Events committed now keep what they have: a time or session found later cannot reach them.
     this.untimed.clear();
+    this.unsessioned.clear();
     const chunk = this.pending;
+    for (const p of chunk) this.sessions.add(p.event.session);
     const cursor = this.cursorAfterFlush;
     this.pending = [];
     this.pendingBytes = 0;

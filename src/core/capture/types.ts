@@ -117,3 +117,9 @@ export interface CaptureSourceSpec {
    */
   cwdOf?(path: string, scope?: readonly string[]): string | undefined;
 }
+
+/**
+ * `meta.sessionFrom` of an event whose record names no session, so its reader took the file's name:
+ * the importer moves it to the session the file's other records name.
+ */
+export const SESSION_FROM_FILE = 'file name';

@@ -292,3 +292,30 @@ test("a record without a time of its own takes its file's neighbouring record's,
     h.dispose();
   }
 });
+
+test("a record without a session id of its own joins its file's session, whatever the file is called", async () => {
+  const h = fakeHome();
+  const log = openLog(h.dbPath);
+  try {
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(h.home, 'shared'), { recursive: true });
+    // A transcript shared under another name: its summary and file snapshot name no session.
+    const file = join(h.home, 'shared', 'transcript-1.jsonl');
+    writeFileSync(file, [
+      JSON.stringify({ type: 'summary', summary: 'Retry cap investigation', leafUuid: 'w-2' }),
+      JSON.stringify({ type: 'file-history-snapshot', messageId: 'w-1', snapshot: { messageId: 'w-1', trackedFileBackups: {} }, isSnapshotUpdate: false }),
+      userLine('w-1', 'what is the retry cap?'),
+      userLine('w-2', 'and the timeout?'),
+      JSON.stringify({ type: 'summary', summary: 'Timeout too', leafUuid: 'w-2' }),
+    ].join('\n') + '\n');
+    const s = await importFiles(log, claudeCodeReader, [file], { scope: ['/work/proj'] });
+    assert.equal(s.appended, 5);
+    assert.equal(s.sessions, 1);
+    const events = capturedEvents(log);
+    assert.deepEqual([...new Set(events.map((e) => e.session))], [`claude-code:${SESSION}`]);
+    assert.deepEqual([...new Set(events.map((e) => e.meta.sessionId))], [SESSION]);
+  } finally {
+    log.close();
+    h.dispose();
+  }
+});

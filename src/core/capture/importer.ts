@@ -478,7 +478,7 @@ class ImportRun {
     }
     const last = this.lastTsOf.get(p.path);
     if (last !== undefined) this.borrowTs(p, last, 'previous record');
-    else this.untimed.set(p.path, [...(this.untimed.get(p.path) ?? []), p]);
+    else this.waitIn(this.untimed, p);
   }
 
   /**
@@ -498,7 +498,13 @@ class ImportRun {
     }
     const named = this.sessionOf.get(p.path);
     if (named) this.joinSession(p, named);
-    else this.unsessioned.set(p.path, [...(this.unsessioned.get(p.path) ?? []), p]);
+    else this.waitIn(this.unsessioned, p);
+  }
+
+  private waitIn(waiting: Map<string, Pending[]>, p: Pending): void {
+    const list = waiting.get(p.path);
+    if (list) list.push(p);
+    else waiting.set(p.path, [p]);
   }
 
   private joinSession(p: Pending, named: { session: string; sessionId: unknown }): void {

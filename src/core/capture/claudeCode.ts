@@ -62,7 +62,7 @@ export function readClaudeCodeRecord(record: unknown, origin: RecordOrigin): Rea
     const rest = events.length && events[0].meta?.kept !== WHOLE ? unmappedFields(record, [...RECORD_MAPPED, ...mapped]) : undefined;
     if (rest) events[0].meta = { ...events[0].meta, unmapped: { ...(events[0].meta?.unmapped as Json | undefined), record: rest } };
     // Summaries and file snapshots name no session: the file's name stands in, and the importer
-    // puts them in the session the file's other records name (importer.ts placeInFile).
+    // puts them in the session the file's other records name (importer.ts placeInSession).
     if (ownSession === undefined) for (const e of events) e.meta = { ...e.meta, sessionFrom: SESSION_FROM_FILE };
     return { events, problems, ...(cwd ? { cwd } : {}) };
   };

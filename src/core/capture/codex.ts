@@ -12,7 +12,7 @@
  */
 import { basename } from 'node:path';
 import { base64Binary, contentId, isObject, jsonText, keptWhole, str, unmappedFields, type Json } from './readerKit';
-import type { CaptureProblem, CaptureReader, CapturedBinary, CapturedEvent, ReaderOutput, RecordOrigin } from './types';
+import { SESSION_FROM_FILE, type CaptureProblem, type CaptureReader, type CapturedBinary, type CapturedEvent, type ReaderOutput, type RecordOrigin } from './types';
 
 const SOURCE = 'codex' as const;
 const TOP_LEVEL = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
@@ -32,6 +32,20 @@ export function codexSessionOf(path: string): string {
 }
 
 export function readCodexRecord(record: unknown, origin: RecordOrigin): ReaderOutput {
+  const out = readRecord(record, origin);
+  // A stream (`--path -`) has no name to stand for its session: its session_meta names it, and the
+  // importer moves the records after it there (importer.ts placeInSession), so two rollouts piped
+  // in one after the other are two sessions.
+  if (origin.path === STDIN) {
+    for (const e of out.events) if (e.meta?.type !== 'session_meta') e.meta = { ...e.meta, sessionFrom: SESSION_FROM_FILE };
+  }
+  return out;
+}
+
+/** The origin path of a stream (importStream's label in `scroll import … --path -`). */
+const STDIN = 'stdin';
+
+function readRecord(record: unknown, origin: RecordOrigin): ReaderOutput {
   const problems: CaptureProblem[] = [];
   const recordId = contentId(record);
   const fileSession = codexSessionOf(origin.path);
@@ -43,13 +57,13 @@ export function readCodexRecord(record: unknown, origin: RecordOrigin): ReaderOu
   const wrapped = type !== undefined && TOP_LEVEL.has(type) && payload !== undefined;
   // Every record of a file is in the file's session: the other records carry no id of their own,
   // and a reader sees one record at a time (a cursor may start mid-file). A rollout named as Codex
-  // names it has its session_meta's id in its name; a renamed file or stdin is one session under
-  // its name, each session_meta keeping its own id in meta.
+  // names it has its session_meta's id in its name; a renamed file is one session under its name,
+  // each session_meta keeping its own id in meta. A stream is its session_meta's session.
   if (type === 'session_meta' && payload) {
     const id = str(payload.id) ?? fileSession;
     const cwd = str(payload.cwd);
     return {
-      events: [keptWhole(SOURCE, record, recordId, `${SOURCE}:${fileSession}`, ts, { type: 'session_meta', sessionId: id, cwd, version: payload.cli_version, originator: payload.originator })],
+      events: [keptWhole(SOURCE, record, recordId, `${SOURCE}:${origin.path === STDIN ? id : fileSession}`, ts, { type: 'session_meta', sessionId: id, cwd, version: payload.cli_version, originator: payload.originator })],
       problems,
       ...(cwd ? { cwd } : {}),
     };

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { codexReader, codexSessionOf, importFiles, SOURCES } from '../../../src/core/capture';
+import { Readable } from 'node:stream';
+import { codexReader, codexSessionOf, importFiles, importStream, SOURCES } from '../../../src/core/capture';
 import { capturedEvents, fakeHome, jsonLines, missingOrDoubled, openLog, type Expected } from './captureTestKit';
 
 const SESSION = '0199a2d7-41c4-78b1-b7cc-a45d62a89cd5';
@@ -65,13 +66,13 @@ test('codex: the session id comes from the rollout file name', () => {
   assert.equal(codexSessionOf(join('/x', `rollout-2025-10-29T00-59-38-${SESSION}.jsonl`)), SESSION);
 });
 
-test('codex: a rollout whose file name carries no session id (renamed, or stdin) is still one session', () => {
+test('codex: a rollout whose file name carries no session id (renamed) is still one session', () => {
   const records = [
     { timestamp: '2025-12-28T12:18:30.533Z', type: 'session_meta', payload: { id: SESSION, cwd: '/work/proj', cli_version: '0.77.0' } },
     { timestamp: '2025-12-28T12:21:44.491Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'check the retry cap' }] } },
     { timestamp: '2025-12-28T12:21:44.492Z', type: 'turn_context', payload: { cwd: '/work/proj', model: 'gpt-5.2-codex' } },
   ];
-  for (const path of ['/downloads/sample_codex_session.jsonl', 'stdin']) {
+  for (const path of ['/downloads/sample_codex_session.jsonl']) {
     const sessions = new Set(records.flatMap((r) => codexReader.read(r, { path, line: 1 }).events.map((e) => e.session)));
     assert.equal(sessions.size, 1, `${path}: ${[...sessions].join(', ')}`);
     const meta = codexReader.read(records[0], { path, line: 1 }).events[0].meta;
@@ -80,4 +81,26 @@ test('codex: a rollout whose file name carries no session id (renamed, or stdin)
   // Named as Codex names it, the file's id and the record's agree.
   const named = join('/x', `rollout-2025-12-28T12-18-30-${SESSION}.jsonl`);
   assert.deepEqual([...new Set(records.flatMap((r) => codexReader.read(r, { path: named, line: 1 }).events.map((e) => e.session)))], [`codex:${SESSION}`]);
+});
+
+test('codex: a rollout piped in (--path -) is the session its session_meta names; two streams are two sessions', async () => {
+  const h = fakeHome();
+  const log = openLog(h.dbPath);
+  try {
+    const rollout = (id: string, text: string) =>
+      [
+        { timestamp: '2025-12-28T12:18:30.533Z', type: 'session_meta', payload: { id, cwd: '/work/proj' } },
+        { timestamp: '2025-12-28T12:21:44.491Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } },
+        { timestamp: '2025-12-28T12:21:46.000Z', type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `answer to ${text}` }] } },
+      ].map((r) => JSON.stringify(r) + '\n').join('');
+    const other = '0199ffff-0000-7000-8000-000000000001';
+    await importStream(log, codexReader, Readable.from([rollout(SESSION, 'first question')]), 'stdin');
+    await importStream(log, codexReader, Readable.from([rollout(other, 'second question')]), 'stdin');
+    const sessions = new Map<string, number>();
+    for (const e of capturedEvents(log)) sessions.set(e.session, (sessions.get(e.session) ?? 0) + 1);
+    assert.deepEqual([...sessions], [[`codex:${SESSION}`, 3], [`codex:${other}`, 3]]);
+  } finally {
+    log.close();
+    h.dispose();
+  }
 });

@@ -70,7 +70,7 @@ function readRecord(record: unknown, origin: RecordOrigin): ReaderOutput {
   }
   if (!wrapped && type === undefined && typeof record.id === 'string' && typeof record.timestamp === 'string' && !('record_type' in record)) {
     // A legacy rollout's first line: the session's own fields.
-    return { events: [keptWhole(SOURCE, record, recordId, `${SOURCE}:${fileSession}`, ts, { type: 'session_meta', sessionId: record.id })], problems };
+    return { events: [keptWhole(SOURCE, record, recordId, `${SOURCE}:${origin.path === STDIN ? record.id : fileSession}`, ts, { type: 'session_meta', sessionId: record.id })], problems };
   }
   const session = `${SOURCE}:${fileSession}`;
   const meta: Json = { sessionId: fileSession };

@@ -96,9 +96,13 @@ test('codex: a rollout piped in (--path -) is the session its session_meta names
     const other = '0199ffff-0000-7000-8000-000000000001';
     await importStream(log, codexReader, Readable.from([rollout(SESSION, 'first question')]), 'stdin');
     await importStream(log, codexReader, Readable.from([rollout(other, 'second question')]), 'stdin');
+    // A rollout from before the {type, payload} wrapper: its first line is the session's fields.
+    const legacy = '0188b1c2-d3e4-45f6-8a7b-9c0d1e2f3a4b';
+    const legacyLines = [{ id: legacy, timestamp: '2025-05-07T17:24:21.123Z', instructions: null }, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'a legacy question' }] }];
+    await importStream(log, codexReader, Readable.from([legacyLines.map((r) => JSON.stringify(r) + '\n').join('')]), 'stdin');
     const sessions = new Map<string, number>();
     for (const e of capturedEvents(log)) sessions.set(e.session, (sessions.get(e.session) ?? 0) + 1);
-    assert.deepEqual([...sessions], [[`codex:${SESSION}`, 3], [`codex:${other}`, 3]]);
+    assert.deepEqual([...sessions], [[`codex:${SESSION}`, 3], [`codex:${other}`, 3], [`codex:${legacy}`, 2]]);
   } finally {
     log.close();
     h.dispose();

@@ -108,6 +108,35 @@ interface Pending {
   cwd?: string;
 }
 
+/** A value each file read in a run gets from its records (a time, a session), and its events waiting for one. */
+class PerFile<V> {
+  private readonly values = new Map<string, V>();
+  private readonly waiting = new Map<string, Pending[]>();
+
+  get(path: string): V | undefined {
+    return this.values.get(path);
+  }
+
+  /** A record of the file gave `value`: it is the file's from now on; returns the events that waited for one. */
+  found(path: string, value: V): Pending[] {
+    this.values.set(path, value);
+    const waited = this.waiting.get(path) ?? [];
+    this.waiting.delete(path);
+    return waited;
+  }
+
+  wait(p: Pending): void {
+    const list = this.waiting.get(p.path);
+    if (list) list.push(p);
+    else this.waiting.set(p.path, [p]);
+  }
+
+  /** The waiting events were committed as they are: nothing found later reaches them. */
+  forgetWaiting(): void {
+    this.waiting.clear();
+  }
+}
+
 const DEFAULT_CHUNK_EVENTS = 1000;
 const DEFAULT_CHUNK_BYTES = 16 * 1024 * 1024;
 
@@ -178,13 +207,9 @@ class ImportRun {
   private pending: Pending[] = [];
   private pendingBytes = 0;
   /** Per file read in this run: the time of its last record that had one. */
-  private readonly lastTsOf = new Map<string, string>();
-  /** Per file: its pending events from before its first record with a time (they take that one). */
-  private readonly untimed = new Map<string, Pending[]>();
-  /** Per file read in this run: the session (and its source id) its records name. */
-  private readonly sessionOf = new Map<string, { session: string; sessionId: unknown }>();
-  /** Per file: its pending events whose record names no session, from before one that does. */
-  private readonly unsessioned = new Map<string, Pending[]>();
+  private readonly fileTime = new PerFile<string>();
+  /** Per file read in this run: the session (and its source id) its first record naming one names. */
+  private readonly fileSession = new PerFile<{ session: string; sessionId: unknown }>();
   private stmts?: Record<'claim' | 'setSeq' | 'binary' | 'cursor' | 'getCursor' | 'has', Statement>;
 
   constructor(
@@ -471,14 +496,12 @@ class ImportRun {
   private placeInTime(p: Pending): void {
     const e = p.event;
     if (e.ts && !Number.isNaN(Date.parse(e.ts))) {
-      this.lastTsOf.set(p.path, e.ts);
-      for (const w of this.untimed.get(p.path) ?? []) this.borrowTs(w, e.ts, 'next record');
-      this.untimed.delete(p.path);
+      for (const w of this.fileTime.found(p.path, e.ts)) this.borrowTs(w, e.ts, 'next record');
       return;
     }
-    const last = this.lastTsOf.get(p.path);
+    const last = this.fileTime.get(p.path);
     if (last !== undefined) this.borrowTs(p, last, 'previous record');
-    else this.waitIn(this.untimed, p);
+    else this.fileTime.wait(p);
   }
 
   /**
@@ -487,24 +510,15 @@ class ImportRun {
    * shared under another name stays one session. When none does, it keeps the file's name.
    */
   private placeInSession(p: Pending): void {
+    const named = this.fileSession.get(p.path);
     if (p.event.meta?.sessionFrom !== SESSION_FROM_FILE) {
-      if (!this.sessionOf.has(p.path)) {
-        const named = { session: p.event.session, sessionId: p.event.meta?.sessionId };
-        this.sessionOf.set(p.path, named);
-        for (const w of this.unsessioned.get(p.path) ?? []) this.joinSession(w, named);
-        this.unsessioned.delete(p.path);
-      }
+      if (named !== undefined) return; // the file's session is its first named one
+      const first = { session: p.event.session, sessionId: p.event.meta?.sessionId };
+      for (const w of this.fileSession.found(p.path, first)) this.joinSession(w, first);
       return;
     }
-    const named = this.sessionOf.get(p.path);
-    if (named) this.joinSession(p, named);
-    else this.waitIn(this.unsessioned, p);
-  }
-
-  private waitIn(waiting: Map<string, Pending[]>, p: Pending): void {
-    const list = waiting.get(p.path);
-    if (list) list.push(p);
-    else waiting.set(p.path, [p]);
+    if (named !== undefined) this.joinSession(p, named);
+    else this.fileSession.wait(p);
   }
 
   private joinSession(p: Pending, named: { session: string; sessionId: unknown }): void {
@@ -522,8 +536,8 @@ class ImportRun {
   /** Commits the pending events (each record once) and the cursor that follows them, in one transaction. */
   private async flush(): Promise<void> {
     // Events committed now keep what they have: a time or session found later cannot reach them.
-    this.untimed.clear();
-    this.unsessioned.clear();
+    this.fileTime.forgetWaiting();
+    this.fileSession.forgetWaiting();
     const chunk = this.pending;
     for (const p of chunk) this.sessions.add(p.event.session);
     const cursor = this.cursorAfterFlush;

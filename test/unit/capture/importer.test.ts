@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeCodeReader, codexReader, importFiles, rebuildCaptureState } from '../../../src/core/capture';
 import { allEvents, capturedEvents, fakeHome, openLog } from './captureTestKit';
@@ -268,7 +268,6 @@ test("a record without a time of its own takes its file's neighbouring record's,
   const log = openLog(h.dbPath);
   try {
     const file = join(h.home, 'untimed', `${SESSION}.jsonl`);
-    const { mkdirSync } = await import('node:fs');
     mkdirSync(join(h.home, 'untimed'), { recursive: true });
     // Claude Code writes summaries and file snapshots without a timestamp, often at the top of a
     // session file, and a custom title at its end.
@@ -297,7 +296,6 @@ test("a record without a session id of its own joins its file's session, whateve
   const h = fakeHome();
   const log = openLog(h.dbPath);
   try {
-    const { mkdirSync } = await import('node:fs');
     mkdirSync(join(h.home, 'shared'), { recursive: true });
     // A transcript shared under another name: its summary and file snapshot name no session.
     const file = join(h.home, 'shared', 'transcript-1.jsonl');

@@ -10,7 +10,7 @@
  * `compaction`; images → binaries. Anything else is kept whole as a `note`.
  */
 import { basename, dirname } from 'node:path';
-import { base64Binary, contentId, isObject, jsonText, keptWhole, str, unmappedFields, type Json } from './readerKit';
+import { KEPT_WHOLE, base64Binary, contentId, isObject, jsonText, keptWhole, str, unmappedFields, type Json } from './readerKit';
 import { SESSION_FROM_FILE, type CaptureProblem, type CaptureReader, type CapturedBinary, type CapturedEvent, type ReaderOutput, type RecordOrigin } from './types';
 
 const SOURCE = 'claude-code' as const;
@@ -59,7 +59,7 @@ export function readClaudeCodeRecord(record: unknown, origin: RecordOrigin): Rea
   // A mapped record's other fields ride on its first event, so none is dropped (keptWhole records
   // hold everything already).
   const out = (events: CapturedEvent[], mapped: readonly string[] = []): ReaderOutput => {
-    const rest = events.length && events[0].meta?.kept !== WHOLE ? unmappedFields(record, [...RECORD_MAPPED, ...mapped]) : undefined;
+    const rest = events.length && events[0].meta?.kept !== KEPT_WHOLE ? unmappedFields(record, [...RECORD_MAPPED, ...mapped]) : undefined;
     if (rest) events[0].meta = { ...events[0].meta, unmapped: { ...(events[0].meta?.unmapped as Json | undefined), record: rest } };
     // Summaries and file snapshots name no session: the file's name stands in, and the importer
     // puts them in the session the file's other records name (importer.ts placeInSession).
@@ -87,8 +87,6 @@ export function readClaudeCodeRecord(record: unknown, origin: RecordOrigin): Rea
   }
   return out([keptWhole(SOURCE, record, recordId, session, ts, { ...meta, type: str(type) })]);
 }
-
-const WHOLE = 'whole record (not mapped)';
 
 /** Record fields every mapped record's meta holds (copied above) or its event's shape says. */
 const RECORD_MAPPED = ['type', 'sessionId', 'session_id', 'uuid', 'timestamp', 'cwd', 'version', 'parentUuid', 'gitBranch', 'userType', 'agentId', 'isMeta', 'requestId', 'parent_tool_use_id', 'isSidechain'];

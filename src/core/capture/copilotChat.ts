@@ -24,7 +24,7 @@
  * turns itself, in full, as they happened. A session holding only such requests gives no events.
  */
 import type { CapturedBinary, CapturedEvent, CaptureProblem, CaptureReader, ReaderOutput, RecordOrigin } from './types';
-import { isObject, str } from './readerKit';
+import { KEPT_WHOLE, isObject, str } from './readerKit';
 import {
   cleanMeta, contentHash, decodeBase64, fileUriToPath, imageNotes, type Json, omit, rawNote, thinkingEvent, toIso, UNKNOWN_TS,
 } from './readerParts';
@@ -344,7 +344,7 @@ function mapPart(part: unknown, recordId: string, session: string, ts: string, m
   if (kind === 'toolInvocationSerialized' || kind === 'toolInvocation') return mapToolInvocation(part, recordId, session, ts, meta);
   return [{
     kind: 'note', role: 'assistant', name: `copilot.${kind ?? 'part'}`, content: JSON.stringify(part), session, ts, recordId,
-    meta: cleanMeta({ ...meta, part: kind, kept: kind && NOTE_PARTS.has(kind) ? undefined : 'whole record (not mapped)' }),
+    meta: cleanMeta({ ...meta, part: kind, kept: kind && NOTE_PARTS.has(kind) ? undefined : KEPT_WHOLE }),
   }];
 }
 

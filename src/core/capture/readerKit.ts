@@ -43,6 +43,9 @@ export function base64Binary(data: unknown, mediaType: unknown): CapturedBinary 
   return { mediaType: type, data: Buffer.from(b64, 'base64') };
 }
 
+/** `meta.kept` of a record kept whole as a note because its reader does not map it. */
+export const KEPT_WHOLE = 'whole record (not mapped)';
+
 /**
  * A record the reader does not map (or maps only in part): kept whole as a `note` whose content is
  * the record's JSON, so nothing of the source is dropped. Large ones go to the payload store as any
@@ -56,7 +59,7 @@ export function keptWhole(source: CaptureSource, record: unknown, recordId: stri
     session,
     ts,
     recordId,
-    meta: { ...meta, source, kept: 'whole record (not mapped)' },
+    meta: { ...meta, source, kept: KEPT_WHOLE },
   };
 }
 

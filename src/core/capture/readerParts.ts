@@ -4,7 +4,7 @@
  * and a record kept whole). Pure: no I/O, no clock.
  */
 import { createHash } from 'node:crypto';
-import type { Json } from './readerKit';
+import { KEPT_WHOLE, type Json } from './readerKit';
 import type { CapturedBinary, CapturedEvent, CaptureSource } from './types';
 
 export type { Json };
@@ -76,7 +76,7 @@ export function rawNote(
 ): CapturedEvent {
   return {
     kind: 'note', role: 'system', name, content: JSON.stringify(record), session, ts, recordId,
-    meta: cleanMeta({ source, ...meta, kept: 'whole record (not mapped)' }),
+    meta: cleanMeta({ source, ...meta, kept: KEPT_WHOLE }),
   };
 }
 

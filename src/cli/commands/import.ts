@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CAPTURE_SOURCES, SOURCES, filesUnder, importFiles, importStream, type CaptureSource, type CaptureSourceSpec, type ImportOptions, type ImportSummary } from '../../core/capture';
+import { CAPTURE_SOURCES, SETTLED_AFTER_MS, SOURCES, filesUnder, importFiles, importStream, type CaptureSource, type CaptureSourceSpec, type ImportOptions, type ImportSummary } from '../../core/capture';
 import { EventLog } from '../../core/log/eventLog';
 import { UsageError, stringOption, writeJson, type Command, type CommandContext } from '../command';
 import { openForWriting } from '../openLog';
@@ -25,7 +25,8 @@ export const command: Command = {
 
 Imports the transcripts of another agent into the event log, each record once: importing again
 appends nothing, a transcript that grew appends only its new records, a half-written last line is
-read on a later import. Secrets are redacted as in every append.
+read on a later import, and so is a Copilot Chat reply still being written (kept as it stands once
+its file has not changed for ${SETTLED_AFTER_MS / 60_000} minutes). Secrets are redacted as in every append.
 SOURCE: ${Object.keys(SOURCES).join(', ')} (--all: every one of them).
 Without --path, the source's own folders under $HOME are read (~/.claude/projects,
 ~/.codex/sessions, ~/.gemini/tmp; VS Code's user-data folders for copilot-chat, cline, roo-code,
@@ -193,7 +194,7 @@ function report(ctx: CommandContext, summaries: ImportSummary[], dryRun: boolean
     if (s.older) lines.push(`  ${s.older} event(s) older than --since`);
     if (s.outOfScope.length) lines.push(`  skipped ${s.outOfScope.length} file(s) of sessions outside the workspace`);
     if (s.noCwd.length) lines.push(`  skipped ${s.noCwd.length} file(s) that record no working directory (import them with --path):`, ...s.noCwd.map((p) => `    ${p}`));
-    if (s.incomplete.length) lines.push(`  left ${s.incomplete.length} half-written last line(s) for the next import`);
+    if (s.incomplete.length) lines.push(`  left ${s.incomplete.length} unfinished record(s) for a later import:`, ...s.incomplete.map((p) => `    ${where(p)}: ${p.message}`));
     for (const x of s.skipped) lines.push(`  skipped ${x.records} record(s): ${x.reason}`);
     if (s.problems.length) lines.push(`  skipped ${s.problems.length} problem(s):`, ...s.problems.map((p) => `    ${where(p)}: ${p.message}`));
     ctx.io.stdout(lines.join('\n') + '\n');

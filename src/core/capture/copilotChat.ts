@@ -148,7 +148,11 @@ export function readCopilotChat(record: unknown, origin: RecordOrigin): ReaderOu
     return { events: [], problems };
   }
   const out = mapSession(data, origin, problems);
-  return { events: out.events, problems, cwd: out.cwd, ...(out.ownTurns ? { skipped: [{ reason: SCROLL_OWN_TURNS, records: out.ownTurns }] } : {}) };
+  return {
+    events: out.events, problems, cwd: out.cwd,
+    ...(out.ownTurns ? { skipped: [{ reason: SCROLL_OWN_TURNS, records: out.ownTurns }] } : {}),
+    ...(out.inProgress ? { inProgress: out.inProgress } : {}),
+  };
 }
 
 /** A request (or a queued one's request) that Scroll's own participant answers. */
@@ -156,7 +160,7 @@ function isScrollOwn(r: unknown): boolean {
   return isObject(r) && isObject(r.agent) && r.agent.id === SCROLL_PARTICIPANT_ID;
 }
 
-function mapSession(data: Json, origin: RecordOrigin, problems: CaptureProblem[]): { events: CapturedEvent[]; cwd?: string; ownTurns: number } {
+function mapSession(data: Json, origin: RecordOrigin, problems: CaptureProblem[]): { events: CapturedEvent[]; cwd?: string; ownTurns: number; inProgress?: string } {
   const all = data.requests as unknown[];
   const requests = all.filter((r) => !isScrollOwn(r));
   const allPending = Array.isArray(data.pendingRequests) ? data.pendingRequests : [];
@@ -193,6 +197,7 @@ function mapSession(data: Json, origin: RecordOrigin, problems: CaptureProblem[]
     });
   }
 
+  let inProgress: string | undefined;
   all.forEach((r, i) => {
     if (isScrollOwn(r)) return;
     if (!isObject(r)) {
@@ -201,7 +206,11 @@ function mapSession(data: Json, origin: RecordOrigin, problems: CaptureProblem[]
       return;
     }
     const complete = i < all.length - 1 || isResponseComplete(r);
-    events.push(...mapRequest(r, i, { session, sessionId, base, creationTs, complete }));
+    // A reply still being written waits for its end, unless the file stopped changing: then its
+    // window closed mid-reply and the reply is kept as it stands (types.ts, SETTLED_AFTER_MS).
+    if (!complete && !origin.settled) inProgress = `the reply to request ${i + 1} is still being written`;
+    const unfinished = !complete && origin.settled ? contentHash(omit(r, Object.keys(r).filter((k) => k !== 'response' && !RESPONSE_KEYS.includes(k)))) : undefined;
+    events.push(...mapRequest(r, i, { session, sessionId, base, creationTs, complete: complete || unfinished !== undefined, unfinished }));
   });
 
   allPending.forEach((p, i) => {
@@ -214,8 +223,11 @@ function mapSession(data: Json, origin: RecordOrigin, problems: CaptureProblem[]
       meta: cleanMeta({ ...base, pending: omit(isObject(p) ? p : {}, []) }),
     });
   });
-  return { events, cwd, ownTurns };
+  return { events, cwd, ownTurns, inProgress };
 }
+
+/** meta.unfinished of a reply kept as it stood when its file stopped changing mid-reply. */
+export const UNFINISHED_NOTE = 'the reply was still being written when its session file stopped changing: kept as it stood';
 
 /** Response state 1 complete, 2 cancelled, 3 failed; 0 pending and 4 waiting for input are not done. */
 function isResponseComplete(r: Json): boolean {
@@ -229,6 +241,12 @@ interface RequestContext {
   base: Json;
   creationTs?: string;
   complete: boolean;
+  /**
+   * Set for a reply that stopped mid-way (its file settled while it was in progress): a hash of
+   * the reply as it stands. Its events get ids of their own (`#unfinished.<hash>.…`), so if the
+   * reply does end later its complete form is added beside this one, never dropped as present.
+   */
+  unfinished?: string;
 }
 
 function messageText(message: unknown): string {
@@ -269,10 +287,11 @@ function mapRequest(r: Json, index: number, ctx: RequestContext): CapturedEvent[
 
   const responseId = str(r.responseId);
   const responseTs = toIso(r.responseTimestamp) ?? ts;
-  const partMeta: Json = cleanMeta({ ...common, responseId });
+  const partMeta: Json = cleanMeta({ ...common, responseId, unfinished: ctx.unfinished ? UNFINISHED_NOTE : undefined });
+  const at = ctx.unfinished ? `${requestId}#unfinished.${ctx.unfinished}.` : `${requestId}#`;
   const parts = Array.isArray(r.response) ? r.response : typeof r.response === 'string' ? [{ value: r.response }] : [];
   parts.forEach((part, j) => {
-    events.push(...mapPart(part, `${requestId}#response.${j}`, session, responseTs, partMeta));
+    events.push(...mapPart(part, `${at}response.${j}`, session, responseTs, partMeta));
   });
 
   const responseFields = omit(r, Object.keys(r).filter((k) => !RESPONSE_KEYS.includes(k)));
@@ -281,7 +300,7 @@ function mapRequest(r: Json, index: number, ctx: RequestContext): CapturedEvent[
     const result = isObject(r.result) ? r.result : undefined;
     events.push({
       kind: 'note', role: 'assistant', name: 'copilot.response', content: JSON.stringify(responseFields), session,
-      ts: toIso(state?.completedAt) ?? responseTs, recordId: `${requestId}#result`,
+      ts: toIso(state?.completedAt) ?? responseTs, recordId: `${at}result`,
       meta: cleanMeta({
         ...partMeta,
         responseState: typeof state?.value === 'number' ? ['pending', 'complete', 'cancelled', 'failed', 'needsInput'][state.value] ?? state.value : undefined,

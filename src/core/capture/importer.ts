@@ -26,7 +26,7 @@ import { errorMessage } from '../errors';
 import type { EventLog } from '../log/eventLog';
 import type { NewEvent } from '../types';
 import { sourceLines } from './lines';
-import { SESSION_FROM_FILE, type CaptureProblem, type CaptureReader, type CapturedEvent, type CaptureSource, type ReaderOutput, type SkippedRecords } from './types';
+import { SESSION_FROM_FILE, SETTLED_AFTER_MS, type CaptureProblem, type CaptureReader, type CapturedEvent, type CaptureSource, type ReaderOutput, type SkippedRecords } from './types';
 
 export interface ImportOptions {
   /**
@@ -47,6 +47,13 @@ export interface ImportOptions {
   onProgress?: (p: ImportProgress) => void;
   /** The working directory of a file whose records name none (the source's `cwdOf`, given the scope). */
   cwdOf?: (path: string) => string | undefined;
+  /** The clock that tells a settled file (SETTLED_AFTER_MS), ms since the epoch; tests set it. Default Date.now. */
+  now?: () => number;
+}
+
+/** The summary's line for a file read with a record still being written left out. */
+function waitingMessage(what: string): string {
+  return `${what}: left for a later import (kept as it stands once the file has not changed for ${SETTLED_AFTER_MS / 60_000} minutes)`;
 }
 
 export interface ImportProgress {
@@ -80,7 +87,10 @@ export interface ImportSummary {
   outOfScope: string[];
   /** Files that record no working directory (scope given): offered, not imported. */
   noCwd: string[];
-  /** Last lines without a newline that did not parse yet: left for the next import. */
+  /**
+   * Left for a later import: last lines without a newline that did not parse yet, and records still
+   * being written (a reply in progress), kept as they stand once the file has settled.
+   */
   incomplete: ImportProblem[];
   /** Malformed records, unreadable files, unknown format versions (once per file). */
   problems: ImportProblem[];
@@ -97,6 +107,8 @@ interface Cursor {
   mtime_ms: number;
   cwd: string | null;
   session: string | null;
+  /** A whole-file source: what the reader left out as still being written (read again once settled). */
+  waiting?: string | null;
 }
 
 /** An event on its way to the log, with where its record came from. */
@@ -249,9 +261,10 @@ class ImportRun {
         setSeq: this.writable ? p('UPDATE capture_records SET seq = ? WHERE source = ? AND record_id = ?') : none,
         binary: this.writable ? p('INSERT OR IGNORE INTO event_binaries(seq, handle, media_type, bytes) VALUES (?, ?, ?, ?)') : none,
         cursor: this.writable
-          ? p(`INSERT INTO capture_cursors(path, source, offset, line, size, mtime_ms, cwd, session) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+          ? p(`INSERT INTO capture_cursors(path, source, offset, line, size, mtime_ms, cwd, session, waiting) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                ON CONFLICT(path) DO UPDATE SET source = excluded.source, offset = excluded.offset, line = excluded.line, size = excluded.size,
-               mtime_ms = excluded.mtime_ms, cwd = coalesce(excluded.cwd, capture_cursors.cwd), session = coalesce(excluded.session, capture_cursors.session)`)
+               mtime_ms = excluded.mtime_ms, cwd = coalesce(excluded.cwd, capture_cursors.cwd), session = coalesce(excluded.session, capture_cursors.session),
+               waiting = excluded.waiting`)
           : none,
       };
     }
@@ -288,22 +301,30 @@ class ImportRun {
     }
     // Read before, found without a working directory and so not imported: still on offer.
     const offered = cursor !== undefined && !cursor.cwd && cursor.offset === 0 && st.size > 0;
-    if (cursor && cursor.size === st.size && cursor.mtime_ms === st.mtimeMs && (!offered || scope)) {
+    const settled = this.now() - st.mtimeMs >= SETTLED_AFTER_MS;
+    // Read before with a reply in progress left out: read again once the file has settled.
+    const due = cursor?.waiting != null && settled;
+    if (cursor && cursor.size === st.size && cursor.mtime_ms === st.mtimeMs && (!offered || scope) && !due) {
       this.s.unchanged++;
       if (offered) this.s.noCwd.push(path);
+      if (cursor.waiting != null) this.s.incomplete.push({ path, message: waitingMessage(cursor.waiting) });
       return;
     }
     const format = this.reader.formatOf?.(path) ?? this.reader.format;
     if (format === 'jsonl') await this.jsonlFile(path, st.size, st.mtimeMs, cursor);
-    else await this.jsonFile(path, st.size, st.mtimeMs, cursor, format === 'text');
+    else await this.jsonFile(path, st.size, st.mtimeMs, cursor, format === 'text', settled);
+  }
+
+  private now(): number {
+    return this.opts.now?.() ?? Date.now();
   }
 
   private saveCursor(c: Cursor): void {
     if (!this.writable || this.opts.since) return;
-    this.sql.cursor.run(c.path, c.source, c.offset, c.line, c.size, c.mtime_ms, c.cwd, c.session);
+    this.sql.cursor.run(c.path, c.source, c.offset, c.line, c.size, c.mtime_ms, c.cwd, c.session, c.waiting ?? null);
   }
 
-  private async jsonFile(path: string, size: number, mtimeMs: number, cursor: Cursor | undefined, asText = false): Promise<void> {
+  private async jsonFile(path: string, size: number, mtimeMs: number, cursor: Cursor | undefined, asText: boolean, settled: boolean): Promise<void> {
     let doc: unknown;
     try {
       const bytes = readFileSync(path);
@@ -314,7 +335,7 @@ class ImportRun {
       this.problem({ path, message: `not valid JSON (${errorMessage(e)}); skipped` });
       return;
     }
-    const out = this.reader.read(doc, { path });
+    const out = this.reader.read(doc, settled ? { path, settled } : { path });
     const cwd = out.cwd ?? cursor?.cwd ?? this.opts.cwdOf?.(path);
     if (!this.admit(path, cwd)) {
       // Not imported (outside the workspace, or offered): its records' problems are not this import's.
@@ -324,7 +345,11 @@ class ImportRun {
     this.reportProblems(out.problems, new Set());
     this.countSkipped(out);
     for (const event of out.events) await this.add({ event, path, cwd });
-    this.queueCursor({ path, source: this.reader.source, offset: size, line: 0, size, mtime_ms: mtimeMs, cwd: cwd ?? null, session: out.events[0]?.session ?? null });
+    if (out.inProgress) this.s.incomplete.push({ path, message: waitingMessage(out.inProgress) });
+    this.queueCursor({
+      path, source: this.reader.source, offset: size, line: 0, size, mtime_ms: mtimeMs, cwd: cwd ?? null, session: out.events[0]?.session ?? null,
+      waiting: out.inProgress ?? null,
+    });
     await this.flush();
   }
 
@@ -586,7 +611,7 @@ class ImportRun {
           for (const b of binaries[i]) sql.binary.run(appended[j].seq, b.payload, b.mediaType, b.bytes);
         }
         this.s.appended += appended.length;
-        if (cursor && !this.opts.since) sql.cursor.run(cursor.path, cursor.source, cursor.offset, cursor.line, cursor.size, cursor.mtime_ms, cursor.cwd, cursor.session);
+        if (cursor && !this.opts.since) sql.cursor.run(cursor.path, cursor.source, cursor.offset, cursor.line, cursor.size, cursor.mtime_ms, cursor.cwd, cursor.session, cursor.waiting ?? null);
       },
     });
   }

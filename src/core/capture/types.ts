@@ -46,7 +46,20 @@ export interface RecordOrigin {
   path: string;
   /** 1-based line of a JSONL record; absent for a whole-file JSON source. */
   line?: number;
+  /**
+   * The file has not changed for SETTLED_AFTER_MS: whatever it shows in progress (a reply its
+   * editor was still writing) will not go on, so a reader keeps it as it stands instead of waiting.
+   */
+  settled?: boolean;
 }
+
+/**
+ * How long a file must stay unchanged before what it holds in progress counts as abandoned (the
+ * window that wrote it closed or crashed mid-reply). A live reply rewrites its file every few
+ * seconds; a reply waiting for the user (a tool to confirm) can wait longer, so a reply kept at
+ * this point is marked unfinished and its later end, if it comes, is added beside it.
+ */
+export const SETTLED_AFTER_MS = 10 * 60_000;
 
 /** A problem a reader found in one record or file: reported with its origin, the rest is imported. */
 export interface CaptureProblem {
@@ -70,6 +83,11 @@ export interface ReaderOutput {
   cwd?: string;
   /** Records deliberately not turned into events (e.g. Scroll's own turns in a Copilot Chat session file). */
   skipped?: SkippedRecords[];
+  /**
+   * Left out because it is still being written (a reply in progress, the origin not settled): the
+   * importer reads the file again once it has settled, even if it has not changed.
+   */
+  inProgress?: string;
 }
 
 /**

@@ -6,7 +6,7 @@
  * table and column names; change them only with a migration and a matching Python change.
  */
 
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Columns of the FTS5 index, in order. Weights for bm25() live in search/ranking. */
 export const FTS_COLUMNS = ['body', 'code', 'parts', 'headline'] as const;
@@ -161,6 +161,15 @@ DROP INDEX IF EXISTS events_session_seq;
 CREATE INDEX events_session_seq ON events(session, seq, ts, tokens);
 DROP INDEX IF EXISTS events_kind_seq;
 CREATE INDEX events_kind_seq ON events(kind, seq, role);
+`,
+  },
+  {
+    // A capture cursor can say a file was read with something in it left out because it was still
+    // being written (a reply in progress, src/core/capture/types.ts SETTLED_AFTER_MS): the importer
+    // reads such a file again once it has stopped changing, though its size and mtime are the same.
+    version: 6,
+    sql: `
+ALTER TABLE capture_cursors ADD COLUMN waiting TEXT;  -- what was left out, or NULL
 `,
   },
 ];

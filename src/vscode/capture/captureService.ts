@@ -196,7 +196,7 @@ class CaptureService implements vscode.Disposable {
         out.error(`capture: ${source}: import failed: ${errorText(e)}`);
         continue;
       }
-      this.changes.imported(source, change.stamps);
+      this.changes.imported(source, change.stamps, summary.incomplete.map((p) => p.path));
       const noCwd = this.noCwdFiles.get(source) ?? new Set<string>();
       for (const f of change.changed) noCwd.delete(f);
       for (const f of summary.noCwd) noCwd.add(f);

@@ -13,6 +13,7 @@
  */
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { SETTLED_AFTER_MS } from '../../core/capture/types';
 
 export interface FileChanges {
   /** The files to import now, in the order located. */
@@ -38,6 +39,8 @@ export interface LookKind {
 interface Seen {
   stamp: string;
   mtimeMs: number;
+  /** The import left something in the file as still being written: hand it over again at this time, changed or not. */
+  recheckAt?: number;
 }
 
 export class ChangedFiles {
@@ -65,6 +68,11 @@ export class ChangedFiles {
     for (const f of files) {
       const dir = dirname(f);
       const before = seen?.get(f);
+      if (before?.recheckAt !== undefined && now >= before.recheckAt) {
+        changed.push(f);
+        stamps.set(f, { stamp: before.stamp, mtimeMs: before.mtimeMs });
+        continue;
+      }
       if (before && !look.full && now - before.mtimeMs > COLD_AFTER_MS && !look.fired?.has(dir)) {
         newest(dir, before.mtimeMs);
         continue;
@@ -84,11 +92,19 @@ export class ChangedFiles {
     return { changed, stamps, newestIn };
   }
 
-  /** The import of these files succeeded: until they change, later looks leave them out. */
-  imported(source: string, stamps: FileChanges['stamps']): void {
+  /**
+   * The import of these files succeeded: until they change, later looks leave them out. Those it
+   * left something of as still being written (`waiting`, the summary's `incomplete`) come back once
+   * they have settled (SETTLED_AFTER_MS after their last change), when the importer keeps it as it stands.
+   */
+  imported(source: string, stamps: FileChanges['stamps'], waiting: readonly string[] = [], now = Date.now()): void {
     let seen = this.seen.get(source);
     if (!seen) this.seen.set(source, (seen = new Map()));
-    for (const [f, stamp] of stamps) seen.set(f, stamp);
+    const later = new Set(waiting);
+    for (const [f, stamp] of stamps) {
+      const settles = stamp.mtimeMs + SETTLED_AFTER_MS;
+      seen.set(f, later.has(f) && now < settles ? { ...stamp, recheckAt: settles } : { stamp: stamp.stamp, mtimeMs: stamp.mtimeMs });
+    }
   }
 }
 

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { readCopilotChat, replayChatMutationLog, SCROLL_OWN_TURNS, SCROLL_PARTICIPANT_ID } from '../../../src/core/capture/copilotChat';
+import { readCopilotChat, replayChatMutationLog, SCROLL_OWN_TURNS, SCROLL_PARTICIPANT_ID, UNFINISHED_NOTE } from '../../../src/core/capture/copilotChat';
 import { copilotChatCwd, locateCopilotChat, locateCopilotEmptyWindowChats, workspaceStorageFor } from '../../../src/core/capture/readerDiscovery';
 import type { CapturedEvent } from '../../../src/core/capture/types';
 
@@ -332,4 +332,35 @@ test('copilot: a multi-root workspace\'s storage folder belongs to every folder 
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+});
+
+test('copilot: a reply still streaming when its file stopped changing is kept as it stood, and its end, if it comes, is added beside it', () => {
+  const text = readFileSync(OURS, 'utf8');
+  const live = read(OURS, text);
+  assert.match(live.inProgress ?? '', /reply to request 2 is still being written/, 'the reader says what it left out');
+  assert.ok(!live.events.some((e) => e.content.includes('Working on it')));
+
+  const settled = readCopilotChat(text, { path: OURS, settled: true });
+  assert.equal(settled.inProgress, undefined);
+  assert.deepEqual(settled.problems, []);
+  const kept = settled.events.filter((e) => /#unfinished\.[0-9a-f]{16}\./.test(e.recordId));
+  const streamed = kept.find((e) => e.content.includes('Working on it'));
+  assert.ok(streamed, 'the half-streamed reply is kept');
+  assert.equal(streamed.kind, 'model_turn');
+  assert.ok(kept.every((e) => e.meta?.unfinished === UNFINISHED_NOTE), 'each of its events says it is unfinished');
+  const result = kept.find((e) => e.name === 'copilot.response')!;
+  assert.equal(result.meta?.responseState, 'pending');
+  // Everything else is the same as a live read.
+  const byId = new Map(settled.events.map((e) => [e.recordId, e]));
+  for (const e of live.events) assert.deepEqual(byId.get(e.recordId), e);
+  assert.equal(settled.events.length, live.events.length + kept.length);
+
+  // The reply ends after all (the window came back): its complete form has ids of its own.
+  const ended = text + JSON.stringify({ kind: 2, k: ['requests', 1, 'response'], v: [{ value: ' Done.' }] }) + '\n'
+    + JSON.stringify({ kind: 1, k: ['requests', 1, 'modelState'], v: { value: 1, completedAt: 1764590520000 } }) + '\n';
+  const done = readCopilotChat(ended, { path: OURS, settled: true });
+  const doneIds = new Set(done.events.map((e) => e.recordId));
+  assert.ok(kept.every((e) => !doneIds.has(e.recordId)), 'the unfinished form is not taken for the complete one');
+  assert.ok(done.events.some((e) => e.recordId.endsWith('#result') && e.meta?.responseState === 'complete' && e.meta?.unfinished === undefined));
+  assert.equal(done.inProgress, undefined);
 });

@@ -9,7 +9,8 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importFiles, SOURCES } from '../../../src/core/capture';
-import { SCROLL_OWN_TURNS } from '../../../src/core/capture/copilotChat';
+import { SCROLL_OWN_TURNS, UNFINISHED_NOTE } from '../../../src/core/capture/copilotChat';
+import { SETTLED_AFTER_MS } from '../../../src/core/capture/types';
 import { capturedEvents, FIXTURES, missingOrDoubled, openLog, type Expected } from './captureTestKit';
 
 const CHATS = join(FIXTURES, 'copilot-chat');
@@ -98,6 +99,56 @@ test('copilot chat import: the workspace\'s sessions once, byte-exact after reda
     assert.deepEqual(added.map((e) => [e.kind, e.name]), [['model_turn', null], ['note', 'copilot.response']]);
     assert.equal(added[0].content, 'Done: a leading € or $ is stripped before parsing.');
     assert.equal(grown.appended, 2);
+  } finally {
+    log.close();
+    h.dispose();
+  }
+});
+
+test('copilot chat import: a reply its window stopped writing is imported as it stood once the file has settled, though the file did not change', async () => {
+  const h = setup();
+  const log = openLog(h.dbPath);
+  try {
+    const spec = SOURCES['copilot-chat']!;
+    const scope = ['/work/shop'];
+    const files = spec.locate({ home: h.home, scope });
+    const ours = join(h.mine, 'chatSessions', OURS);
+    let clock = Date.now();
+    const opts = { scope, cwdOf: (p: string) => spec.cwdOf!(p, scope), now: () => clock };
+    const first = await importFiles(log, spec.reader, files, opts);
+    assert.deepEqual(first.incomplete.map((p) => p.path), [ours], 'the summary names the file whose reply is still being written');
+    assert.match(first.incomplete[0].message, /still being written: left for a later import/);
+    const before = capturedEvents(log).length;
+    assert.ok(!capturedEvents(log).some((e) => e.content.includes('Working on it')));
+
+    const soon = await importFiles(log, spec.reader, files, opts);
+    assert.equal(soon.appended, 0);
+    assert.equal(soon.unchanged, 4);
+    assert.deepEqual(soon.incomplete.map((p) => p.path), [ours], 'still waiting, and still said');
+
+    // Nothing wrote the file for SETTLED_AFTER_MS: the window that streamed the reply is gone.
+    clock += SETTLED_AFTER_MS + 1000;
+    const settled = await importFiles(log, spec.reader, files, opts);
+    assert.deepEqual(settled.problems, []);
+    assert.deepEqual(settled.incomplete, []);
+    const added = capturedEvents(log).slice(before);
+    assert.ok(added.length >= 2, 'the reply as it stood, and its state');
+    assert.ok(added.some((e) => e.content.includes('Working on it')), 'the half-streamed text is in the log');
+    assert.ok(added.every((e) => e.meta.unfinished === UNFINISHED_NOTE && e.session === added[0].session));
+    assert.equal(settled.appended, added.length);
+
+    const again = await importFiles(log, spec.reader, files, opts);
+    assert.equal(again.appended, 0);
+    assert.equal(again.unchanged, 4, 'read once settled, then left alone');
+    assert.deepEqual(again.incomplete, []);
+
+    // The reply ends after all: its complete form is added beside the unfinished one.
+    appendFileSync(ours, JSON.stringify({ kind: 1, k: ['requests', 1, 'modelState'], v: { value: 1, completedAt: 1764590520000 } }) + '\n');
+    clock = Date.now();
+    const ended = await importFiles(log, spec.reader, files, opts);
+    const tail = capturedEvents(log).slice(before + added.length);
+    assert.ok(tail.some((e) => e.content.includes('Working on it') && e.meta.unfinished === undefined));
+    assert.equal(ended.appended, tail.length);
   } finally {
     log.close();
     h.dispose();

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../../src/core/db';
 import { REDACTION_RULESET_VERSION } from '../../../src/core/log/redaction';
+import { SCHEMA_VERSION } from '../../../src/core/log/schema';
 
 /** The compiled CLI under test (run as its own process, exactly as a user runs it). */
 const CLI = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
@@ -59,7 +60,7 @@ test('ingest → stats/search/show/export → ingest again: identical events', (
     assert.equal(stats.sessions, 2);
     assert.equal(stats.payloads, 1);
     assert.ok(stats.bytes > 0);
-    assert.equal(stats.schema_version, 5);
+    assert.equal(stats.schema_version, SCHEMA_VERSION);
     assert.match(ok(scroll(dir, ['stats'])).stdout, /events\s+5/);
 
     const search = JSON.parse(ok(scroll(dir, ['search', 'getUserById', '--json'])).stdout);

@@ -132,6 +132,7 @@ test('a log of schema 4 migrates to the wider indexes: same names, the same sess
   // The indexes and version as schema 4 left them.
   log.database.exec(`DROP INDEX events_session_seq; CREATE INDEX events_session_seq ON events(session, seq);
     DROP INDEX events_kind_seq; CREATE INDEX events_kind_seq ON events(kind, seq);
+    ALTER TABLE capture_cursors DROP COLUMN waiting;
     UPDATE scroll_meta SET value = '4' WHERE key = 'schema_version'; PRAGMA user_version = 4;`);
   const before = grouped(log);
   log.close();

@@ -4,6 +4,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { byRecentChange, ChangedFiles, COLD_AFTER_MS } from '../../../../src/vscode/capture/changedFiles';
+import { SETTLED_AFTER_MS } from '../../../../src/core/capture/types';
 
 test('a look hands over only files new or changed since this window imported them; another scope or log starts over', () => {
   const dir = mkdtempSync(join(tmpdir(), 'scroll-changed-'));
@@ -81,6 +82,28 @@ test('watched folders: those without located files first, then the folder with t
     const c = new ChangedFiles();
     const { newestIn } = c.changes('codex', days.map((d) => join(d, 'rollout.jsonl')));
     assert.deepEqual(byRecentChange([...days, dir], newestIn), [dir, days[2], days[1], days[0]]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a file the import left a reply of as still being written is handed over again once it has settled, unchanged, and then not again', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'scroll-changed-'));
+  try {
+    const chat = join(dir, 'chat.jsonl');
+    const done = join(dir, 'done.jsonl');
+    writeFileSync(chat, '{"kind":0}\n');
+    writeFileSync(done, '{"kind":0}\n');
+    const now = Date.now();
+    const c = new ChangedFiles();
+    const first = c.changes('copilot-chat', [chat, done], { full: true, now });
+    c.imported('copilot-chat', first.stamps, [chat], now);
+    assert.deepEqual(c.changes('copilot-chat', [chat, done], { full: true, now: now + 60_000 }).changed, [], 'not settled yet: nothing to do');
+    const settled = now + SETTLED_AFTER_MS + 1000;
+    const due = c.changes('copilot-chat', [chat, done], { full: false, now: settled });
+    assert.deepEqual(due.changed, [chat], 'settled: handed over again though unchanged (and cold)');
+    c.imported('copilot-chat', due.stamps, [chat], settled);
+    assert.deepEqual(c.changes('copilot-chat', [chat, done], { full: true, now: settled + 60_000 }).changed, [], 'read settled once: not again');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -78,7 +78,7 @@ export function readClineTaskFile(record: unknown, origin: RecordOrigin, source?
       return { events: [], problems: [{ origin: { path: origin.path }, message: `not JSON: ${(e as Error).message}`, perFile: true }] };
     }
   }
-  const ctx: TaskContext = { source: src, taskId, session: `${src}:${taskId}`, path: origin.path, fallbackTs: taskIdTs(taskId) };
+  const ctx: TaskContext = { source: src, taskId, session: `${src}:${taskId}`, path: origin.path, fallbackTs: taskIdTs(taskId), settled: origin.settled === true };
   if (file === 'api_conversation_history.json') return readApiHistory(data, ctx);
   if (file === 'ui_messages.json') return readUiMessages(data, ctx);
   return readTaskMetadata(data, ctx, file);
@@ -90,6 +90,8 @@ interface TaskContext {
   session: string;
   path: string;
   fallbackTs?: string;
+  /** The file has stopped changing (RecordOrigin.settled): a message still marked partial will not go on. */
+  settled: boolean;
 }
 
 function notArray(ctx: TaskContext, what: string): ReaderOutput {
@@ -227,14 +229,21 @@ function readUiMessages(data: unknown, ctx: TaskContext): ReaderOutput {
   const events: CapturedEvent[] = [];
   const problems: CaptureProblem[] = [];
   let cwd: string | undefined;
+  let inProgress: string | undefined;
   data.forEach((m, i) => {
     if (!isObject(m) || (m.type !== 'say' && m.type !== 'ask')) {
       problems.push({ origin: { path: ctx.path }, message: `ui message ${i} has no type say/ask: kept as a note` });
       events.push(rawNote(ctx.source, ctx.session, ctx.fallbackTs ?? UNKNOWN_TS, `${ctx.taskId}/ui/${i}.${contentHash(m)}#raw`, 'ui.message', m, { taskId: ctx.taskId }));
       return;
     }
-    // A message still streaming is read once it is final (or no longer the last one).
-    if (m.partial === true && i === data.length - 1) return;
+    // A message still streaming is read once it is final (or no longer the last one), or once the
+    // file has settled: then the task stopped mid-message and it is kept as it stands. Its id is
+    // its content's, so a message that does end later with more text is added beside it.
+    const unfinished = m.partial === true && i === data.length - 1;
+    if (unfinished && !ctx.settled) {
+      inProgress = `ui message ${i + 1} is still being written`;
+      return;
+    }
     const what = str(m.type === 'say' ? m.say : m.ask) ?? 'unknown';
     const ts = toIso(m.ts) ?? ctx.fallbackTs ?? UNKNOWN_TS;
     const text = str(m.text) ?? '';
@@ -254,6 +263,7 @@ function readUiMessages(data: unknown, ctx: TaskContext): ReaderOutput {
     const meta = cleanMeta({
       source: ctx.source, taskId: ctx.taskId, ui: true, type: m.type, [m.type as string]: what,
       apiRequest, binaries: binaries.length || undefined, message: rest,
+      unfinished: unfinished ? UNFINISHED_MESSAGE : undefined,
     });
     if (what === 'reasoning') {
       events.push({ ...thinkingEvent(ctx.source, ctx.session, ts, recordId, text, meta), binaries: binaries.length ? binaries : undefined });
@@ -266,8 +276,11 @@ function readUiMessages(data: unknown, ctx: TaskContext): ReaderOutput {
       binaries: binaries.length ? binaries : undefined,
     });
   });
-  return { events, problems, cwd };
+  return { events, problems, cwd, ...(inProgress ? { inProgress } : {}) };
 }
+
+/** meta.unfinished of a message kept as it stood when its task's file stopped changing mid-message. */
+export const UNFINISHED_MESSAGE = 'the message was still being written when its task file stopped changing: kept as it stood';
 
 function readTaskMetadata(data: unknown, ctx: TaskContext, file: string): ReaderOutput {
   if (!isObject(data)) return { events: [], problems: [{ origin: { path: ctx.path }, message: `${file} is not a JSON object`, perFile: true }] };

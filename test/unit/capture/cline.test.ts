@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readClineTaskFile, clineSourceOfPath } from '../../../src/core/capture/cline';
+import { readClineTaskFile, clineSourceOfPath, UNFINISHED_MESSAGE } from '../../../src/core/capture/cline';
 import { locateClineTasks } from '../../../src/core/capture/readerDiscovery';
 import type { CapturedEvent } from '../../../src/core/capture/types';
 
@@ -187,4 +187,24 @@ test('cline family: discovery lists each extension\'s task files under a global 
   ]);
   assert.deepEqual(locateClineTasks(join(FIX, 'roo-code'), 'roo-code'), [join(TASKS[1].dir, 'api_conversation_history.json'), join(TASKS[1].dir, 'ui_messages.json')]);
   assert.deepEqual(locateClineTasks(join(FIX, 'roo-code'), 'kilo-code'), []);
+});
+
+test('cline family: a last UI message still streaming when its file stopped changing is kept as it stood; its final form, if it comes, is added beside it', () => {
+  const path = join(TASKS[0].dir, 'ui_messages.json');
+  const ui: J[] = JSON.parse(readFileSync(path, 'utf8'));
+  assert.equal(ui[ui.length - 1].partial, true, 'the fixture ends with a message still streaming');
+  const live = readClineTaskFile(ui, { path });
+  assert.match(live.inProgress ?? '', new RegExp(`ui message ${ui.length} is still being written`));
+  const settled = readClineTaskFile(ui, { path, settled: true });
+  assert.equal(settled.inProgress, undefined);
+  assert.equal(settled.events.length, live.events.length + 1);
+  const kept = settled.events[settled.events.length - 1];
+  assert.equal(kept.content, ui[ui.length - 1].text);
+  assert.equal(kept.meta?.unfinished, UNFINISHED_MESSAGE);
+  assert.ok(live.events.every((e) => e.meta?.unfinished === undefined));
+  const final = [...ui.slice(0, -1), { ...ui[ui.length - 1], partial: false, text: `${ui[ui.length - 1].text}ing done.` }];
+  const done = readClineTaskFile(final, { path, settled: true });
+  assert.notEqual(done.events[done.events.length - 1].recordId, kept.recordId, 'more text, another record: both are kept');
+  const same = readClineTaskFile([...ui.slice(0, -1), { ...ui[ui.length - 1], partial: false }], { path, settled: true });
+  assert.equal(same.events[same.events.length - 1].recordId, kept.recordId, 'the same text ended: the same record, not a second copy');
 });

@@ -19,7 +19,7 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, wri
 import { InvalidInputError, errorMessage } from '../errors';
 
 /** Goes into every redacted event's `meta.redaction`: bump it whenever the rules change what they catch. */
-export const REDACTION_RULESET_VERSION = '2';
+export const REDACTION_RULESET_VERSION = '3';
 
 /** Builds the text that replaces `secret` (found by a rule of `type`). */
 export type Marker = (type: string, secret: string) => string;
@@ -471,7 +471,8 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   if ((how.sep === ':' || how.sep === '=') && isTypeAnnotation(v) && !/\d/.test(v)) return false;
   if (isCode(v)) return false;
   // A bare name that names a secret itself is a variable: `password=password`, `token: accessToken`.
-  if (/^[A-Za-z_$][\w$]*$/.test(v) && nameStrength(v) !== 'none') return false;
+  // (`keyGYu1N1PErEKWST`, an Airtable key, starts with a name word but is generated, not a name.)
+  if (/^[A-Za-z_$][\w$]*$/.test(v) && nameStrength(v) !== 'none' && !looksRandom(v, 12)) return false;
   if (/^[A-Za-z_][\w]*$/.test(v) && (how.next === ',' || how.next === ')' || how.next === '}') && !how.flag) return false; // f(password=pw)
   // `self.passwd = password_mgr`, `this.token = raw_token`: a member set from a variable.
   if (/^[a-z_][a-z0-9]*(?:_[a-z0-9]+)+$/.test(v) && /[.]/.test(how.name)) return false;
@@ -644,6 +645,13 @@ interface Family {
 /** `pk_live_…` bodies, `abc_test_…` and other prefixes must look generated: identifiers do not. */
 const bodyAfterPrefix = (token: string): boolean => !looksRandom(token.replace(/^[A-Za-z0-9]+[_-](?:(?:live|test|prod|sandbox|v\d)[_-])?/, ''), 16);
 
+/** The generic vendor shape: kept unless its last part is generated (upper, lower and digits, no words); digests' names never. */
+function keepGeneric(token: string): boolean {
+  if (/^(?:sha\d*|md5|blake2[bs]?|crc\d*|xxh\d*)[_-]/i.test(token)) return true;
+  const body = /[A-Za-z0-9]+$/.exec(token)![0];
+  return !(/[a-z]/.test(body) && /[A-Z]/.test(body) && /\d/.test(body) && looksRandom(body, 32));
+}
+
 function decodes(token: string, test: RegExp): boolean {
   try {
     return test.test(Buffer.from(token.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1'));
@@ -679,7 +687,7 @@ export const TOKEN_FAMILIES: readonly Family[] = [
   { type: 'vault_token', source: `hv[sbr]\\.[${B62}_-]{20,}|s\\.(?=[A-Za-z]*\\d)[${B62}]{24}(?![${B62}.])` },
   { type: 'terraform_token', source: `[${B62}]{14}\\.atlasv1\\.[${B62}_=-]{60,}` },
   { type: 'pulumi_token', source: `pul-[a-f0-9]{40}` },
-  { type: 'doppler_token', source: `dp\\.(?:pt|st|sa|ct|scim|audit)\\.[${B62}]{40,}` },
+  { type: 'doppler_token', source: `dp\\.(?:pt|st|sa|ct|scim|audit)\\.(?:[a-z0-9_-]{1,40}\\.)?[${B62}]{40,}` },
   { type: 'postman_key', source: `PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}` },
   { type: 'linear_key', source: `lin_(?:api|oauth)_[${B62}]{40}` },
   { type: 'notion_token', source: `ntn_[${B62}]{40,}|secret_[${B62}]{43}(?![${B62}])` },
@@ -703,7 +711,7 @@ export const TOKEN_FAMILIES: readonly Family[] = [
   { type: 'artifactory_key', source: `AKCp[${B62}]{69}|cmVmd[${B62}]{59}` },
   { type: 'adobe_secret', source: `p8e-[${B62}]{32}` },
   { type: 'cloudflare_origin_key', source: `v1\\.0-[a-f0-9]{24}-[a-f0-9]{146}` },
-  { type: 'defined_networking_key', source: `dnkey-[a-z0-9=_-]{26}-[a-z0-9=_-]{52}` },
+  { type: 'defined_networking_key', source: `dnkey-[A-Za-z0-9=_-]{26}-[A-Za-z0-9=_-]{52}` },
   { type: 'infracost_key', source: `ico-[${B62}]{32}` },
   { type: 'intra42_secret', source: `s-s4t2(?:ud|af)-[a-f0-9]{64}` },
   { type: 'maxmind_key', source: `[${B62}]{6}_[${B62}]{29}_mmk` },
@@ -729,6 +737,21 @@ export const TOKEN_FAMILIES: readonly Family[] = [
   { type: 'langsmith_key', source: `lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}` },
   { type: 'pinecone_key', source: `pcsk_[${B62}_]{40,}` },
   { type: 'supabase_key', source: `sbp_[a-f0-9]{40}|sb_secret_[${B62}_-]{20,}` },
+  { type: 'tencent_key', source: `AKID[${B62}]{32}(?![${B62}])` },
+  // a Facebook app access token: the app id, `|` (or `%7C` in a URL), the app secret
+  { type: 'facebook_token', source: `\\d{15,16}(?:\\||%7[Cc])[${B62}_-]{27,40}(?![${B62}_-])` },
+  { type: 'authress_key', source: `(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}` },
+  { type: 'bitbucket_token', source: `ATBB[${B62}]{24,}(?![${B62}])` },
+  { type: 'circleci_token', source: `CCIPAT_[${B62}]{22}_[a-f0-9]{40}` },
+  { type: 'sourcegraph_token', source: `sgp_(?:[a-f0-9]{16}_|local_)?[a-f0-9]{40}(?![${B62}])` },
+  { type: 'buildkite_token', source: `bkua_[a-f0-9]{40}(?![${B62}])` },
+  { type: 'databricks_token', source: `dapi[a-f0-9]{32}(?:-\\d)?(?![${B62}])` },
+  { type: 'adafruit_key', source: `aio_[${B62}]{28}(?![${B62}])` },
+  { type: 'airtable_token', source: `pat[${B62}]{14}\\.[a-f0-9]{64}(?![${B62}])` },
+  { type: 'dropbox_token', source: `sl\\.[${B62}_-]{120,}` },
+  { type: 'twitter_bearer', source: `A{22}[${B62}%]{80,100}(?![${B62}%+/=])`, keep: (t) => !t.includes('%') && !looksRandom(t.slice(22), 32) },
+  // STS session tokens: base64 that starts with the same bytes every time
+  { type: 'aws_session_token', source: `(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz)[${B62}+/]{100,}={0,2}` },
   // base64 of `{"auths":` (a docker config), of a PEM private key, of a JWT
   { type: 'docker_config', source: `(?:eyJhdXRocyI6|ewogICJhdXRocyI6|ewoJImF1dGhzIjo|eyAiYXV0aHMiOi)[${B62}+/]{16,}={0,2}` },
   { type: 'private_key', source: `LS0tLS1CRUdJTi[${B62}+/]{40,}={0,2}`, keep: (t) => !decodes(t.slice(0, 96), /PRIVATE KEY/) },
@@ -737,6 +760,14 @@ export const TOKEN_FAMILIES: readonly Family[] = [
   // `<vendor>_<live|test|prod>_<generated>` and `<…sk|key|pat|tok>_<generated>`: unknown vendors with the usual shapes
   { type: 'api_key', source: `[a-z][a-z0-9]{1,15}_(?:live|test|prod|sandbox)_[${B62}]{16,}`, keep: bodyAfterPrefix },
   { type: 'api_key', source: `[a-z]{0,8}(?:sk|key|pat|tok|token|secret|api|pw|pwd|sec)[_-][${B62}]{24,}(?![${B62}_-])`, keep: bodyAfterPrefix },
+  // Any other vendor's `<prefix>_<generated>` (`figd_…`, `bkua_…`, `tskey-auth-…-…`, `CFPAT-…`): a short word, at
+  // most two short parts, then 32 or more generated characters of all three kinds. Ids that look like this
+  // (`toolu_…`, `msg_…`, `call_…`, Stripe's `cus_…`) are shorter; OpenAI's `resp_…`/`rs_…` are hex (keepGeneric).
+  {
+    type: 'api_key',
+    source: `(?:[A-Za-z][a-z0-9]{1,7}|[A-Z][A-Z0-9]{1,7})[_-](?:[${B62}]{1,16}[_-]){0,2}[${B62}]{32,}(?![${B62}_+/=-])`,
+    keep: keepGeneric,
+  },
 ];
 
 /** Each family's pattern, tried where a token may start (sticky). */
@@ -749,26 +780,38 @@ const TOKEN_AT = new RegExp(`(?:${TOKEN_FAMILIES.map((f) => `(${f.source})`).joi
  * letter costs a test of each at every position (5x slower over code and logs).
  */
 export const TOKEN_ANCHORS: readonly string[] = [
-  String.raw`_(?<=(?<![${B62}])(?:gh[pousr]|github_pat|npm|hf|api_org|do[opr]_v1|shp(?:at|ca|pa|ss)|lin_(?:api|oauth)|ntn|secret|sntry[us]|ops|fo1|fm[12][ar]?|pscale_(?:tkn|oauth|pw)|glsa|glc|rubygems|rdme|pnu|sm_(?:aat|pat|sat)|tfp|CLOJARS|gsk|r8|pcsk|sbp|sb_secret|lsv2_(?:pt|sk)|whsec|(?:sk|rk|pk)_(?:live|test|prod))_)`,
+  String.raw`_(?<=(?<![${B62}])(?:aio|sgp|bkua|CCIPAT|gh[pousr]|github_pat|npm|hf|api_org|do[opr]_v1|shp(?:at|ca|pa|ss)|lin_(?:api|oauth)|ntn|secret|sntry[us]|ops|fo1|fm[12][ar]?|pscale_(?:tkn|oauth|pw)|glsa|glc|rubygems|rdme|pnu|sm_(?:aat|pat|sat)|tfp|CLOJARS|gsk|r8|pcsk|sbp|sb_secret|lsv2_(?:pt|sk)|whsec|(?:sk|rk|pk)_(?:live|test|prod))_)`,
   String.raw`-(?<=(?<![${B62}])(?:gl(?:pat|dt|ft|rt|ptt|cbt|imt|agent|oas|soat|ffct|wt)|sk|pypi|GOCSPX|sq0(?:atp|csp)|pul|PMAK|NR(?:AK|II|JS|AA|RA)|HRKU|AGE-SECRET-KEY|A3|FLW(?:SECK|PUBK)(?:_TEST)?|fio-u|p8e|dnkey|ico|s-s4t2(?:ud|af)|API|xkeysib|tk-us|xai|pplx|xapp|xox[a-z]|v1\.0)-)|-(?<=(?<![${B62}])key-)(?=[0-9a-f]{32})`,
   // the generic shapes (`<vendor>_live_<generated>`, `<…key>_<generated>`): a long run after `_` or `-`
   String.raw`[_-](?=[${B62}]{16})`,
   String.raw`-(?<=[0-9a-f]{8}-)us\d`,
-  String.raw`\.(?<=(?<![${B62}])(?:SG|ya29|hv[sbr]|dp\.(?:pt|st|sa|ct|scim|audit)|dt0[a-z]\d\d|[sp]k|pat|sat|t1|xoxe|hooks|discord|discordapp|\w+\.webhook|s)\.|atlasv1\.)`,
+  String.raw`\.(?<=(?<![${B62}])(?:SG|ya29|hv[sbr]|dp\.(?:pt|st|sa|ct|scim|audit)|dt0[a-z]\d\d|[sp]k|pat|sat|t1|xoxe|hooks|discord|discordapp|\w+\.webhook|s|sl)\.|atlasv1\.)|\.(?=[0-9a-f]{64}(?![${B62}]))`,
   String.raw`\.(?<=\.[${B62}_-]{6}\.)(?=[${B62}_-]{27})`,
-  String.raw`_(?=mmk(?![${B62}]))|~(?<=(?:Q|sha256)~)|:(?<=\d:)AA|\/(?<=1\/)\/0`,
+  String.raw`_(?=mmk(?![${B62}]))|~(?<=(?:Q|sha256)~)|:(?<=\d:)AA|\/(?<=1\/)\/0|\.acc[_-]`,
   String.raw`J(?<=(?<![${B62}])eyJ)|J(?<=(?<![${B62}])ewoJ)Im|I(?<=(?<![${B62}])ewogI)CJ|A(?<=(?<![${B62}])ey)iYXV0aHMi|V(?<=(?<![${B62}])cmV)md`,
-  String.raw`AKIA|ASIA|ABIA|ACCA|A3T|AIPA|ANPA|ANVA|AGPA|APKA|AIza|AKCp|AQVN|ATATT3|ATCTT3|ATOA3|EAA[ACM]|EZ[AT]K|GR1348941|LTAI|LS0tLS1CRUdJTi|SK[0-9a-fA-F]{30}|ZXlK`,
+  String.raw`AKIA|ASIA|ABIA|ACCA|A3T|AIPA|ANPA|ANVA|AGPA|APKA|AIza|AKCp|AKID|AQVN|ATATT3|ATBB|ATCTT3|ATOA3|EAA[ACM]|EZ[AT]K|GR1348941|LTAI|LS0tLS1CRUdJTi|SK[0-9a-fA-F]{30}|ZXlK`,
 ];
 const TOKEN_ANCHOR = new RegExp(TOKEN_ANCHORS.join('|'), 'g');
+
+/**
+ * Anchors that start with a character none of TOKEN_ANCHORS starts with (a lower-case letter, `F`,
+ * `|`, `%`): in that regex they would slow its scan of every text about 2.5x (V8 scans for the set of
+ * first characters), so they are a rule of their own, run only on a text holding one of RARE_TOKEN_NEEDS.
+ */
+const RARE_TOKEN_ANCHORS: readonly string[] = [
+  String.raw`dapi(?=[0-9a-f]{32})|A{22}|IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz|\|(?<=\d{15}\|)|%7[Cc](?<=\d{15}%7[Cc])`,
+];
+const RARE_TOKEN_ANCHOR = new RegExp(RARE_TOKEN_ANCHORS.join('|'), 'g');
+const RARE_TOKEN_NEEDS = ['dapi', 'A'.repeat(22), 'IQoJb3JpZ2luX2Vj', 'FwoGZXIvYXdz', '|', '%7'];
+const TOKEN_TAIL = /[A-Za-z0-9_-]*/y;
 /** The characters a token is made of: where its start may be, looking left from an anchor. */
 const TOKEN_CHAR = /[A-Za-z0-9_\-.~+/=:]/;
 
-function redactTokens(text: string, mark: Marker): string {
+function redactTokens(text: string, mark: Marker, anchor: RegExp = TOKEN_ANCHOR): string {
   const found: Array<Found & { type: string }> = [];
   let covered = 0;
-  TOKEN_ANCHOR.lastIndex = 0;
-  for (let m = TOKEN_ANCHOR.exec(text); m !== null; m = TOKEN_ANCHOR.exec(text)) {
+  anchor.lastIndex = 0;
+  for (let m = anchor.exec(text); m !== null; m = anchor.exec(text)) {
     const at = m.index;
     if (at < covered) continue;
     let start = at;
@@ -782,11 +825,18 @@ function redactTokens(text: string, mark: Marker): string {
       const i = t.findIndex((g, j) => j > 0 && g !== undefined) - 1;
       const family = TOKEN_FAMILIES[i];
       if (family.keep?.(t[0]) || t[0].includes(MARKER_PREFIX)) continue;
-      found.push({ start: k, end: k + t[0].length, secret: t[0], type: family.type });
-      covered = k + t[0].length;
+      // A token the family's shape ends inside (`duffel_test_…-…`: its body goes on after a `-`)
+      // is taken whole: leaving its tail would leave part of the secret.
+      let end = k + t[0].length;
+      if ((text[end] === '-' || text[end] === '_') && /[A-Za-z0-9]/.test(text[end + 1] ?? '')) {
+        TOKEN_TAIL.lastIndex = end;
+        end += TOKEN_TAIL.exec(text)![0].length;
+      }
+      found.push({ start: k, end, secret: text.slice(k, end), type: family.type });
+      covered = end;
       break;
     }
-    if (TOKEN_ANCHOR.lastIndex < covered) TOKEN_ANCHOR.lastIndex = covered;
+    if (anchor.lastIndex < covered) anchor.lastIndex = covered;
   }
   if (found.length === 0) return text;
   let out = '';
@@ -995,7 +1045,8 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
     atWord: /kty/iy,
   },
   { type: 'k8s_secret', apply: redactKubernetesSecrets, trigger: /kind"?[ \t]*:[ \t]*"?secret/i, atWord: /secret(?<=kind"?[ \t]*:[ \t]*"?secret)/iy },
-  { type: 'token', apply: redactTokens, trigger: new RegExp(TOKEN_ANCHORS.join('|')) },
+  { type: 'token', apply: (text, mark) => redactTokens(text, mark), trigger: new RegExp(TOKEN_ANCHORS.join('|')) },
+  { type: 'token', apply: (text, mark) => redactTokens(text, mark, RARE_TOKEN_ANCHOR), trigger: new RegExp(RARE_TOKEN_ANCHORS.join('|')), needs: RARE_TOKEN_NEEDS },
   {
     type: 'aws_secret_key',
     pattern: /(aws_?secret(?:_?access)?_?key["']?[ \t]*[:=][ \t]*["']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,

@@ -238,6 +238,12 @@ test('what a lossless log must keep stays byte-exact; placeholders are not secre
     'tool call toolu_01A09q90qw90lq917835lq9 finished', 'call_DdmSWGNCGVcULAFRxmQDGEZb', 'msg_01XFDUDYJgAACzvnptvVoYEL',
     'resp_68af1c2e3b4d5e6f708192a3b4c5d6e7', 'chatcmpl-9fK2LmN4pQ7rS9tU2vW5xY8zA1bC4', 'export PATH=/usr/local/bin:$PATH',
     'PASSWORD_FILE=/run/secrets/db_password', 'token_type: bearer', 'eos_token: "</s>"', 'KeyError: \'token\'', 'passed 12, failed 0',
+    // Generated ids of agents and APIs (shorter than a key, or hex): a vendor shape they resemble must not take them.
+    '"id": "rs_68af4030592c81938ec0a5fbab4a3e9f05438e46b5f69a3b"', '"call_id": "fc_68af4031d2a88193a6ba72e4d1c2b3a405438e46b5f69a3b"',
+    'resp_68af4030592c81938ec0a5fbab4a3e9f05438e46b5f69a3b', 'file-BK7bzQj3FfZFXr7DbL6xJwfo', 'asst_abc123XYZ789defGHI456jkl', 'org-Kq3mP9xYz2AbCdEfGhIjKlMn',
+    'user_2NNEqL2nrIRdJ194ndJqAHwEfxC', 'sess_2NNEqL2nrIRdJ194ndJqAHwEfxC', 'pi_3MtwBwLkdIwHu7ix28a3tqPa', 'cus_NffrFeUfNV2Hib',
+    'msgbatch_01HkcTjaV5uDC8jWR4ZsDV8d', 'dpl_2Cr9vXpCp2ADjbZ7kTxhGz9Hx1xS', 'user_01HXYZ3NDEKTSV4RRFFQ69G5FAV',
+    'test_ShouldReturnTheUserWhenTheIdIsValid2024', 'css-1a2b3c4d', 'sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC',
   ];
   for (const text of keep) assert.equal(r.redact(text), text, text);
   // The same names with real literals lose them.

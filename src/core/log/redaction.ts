@@ -191,11 +191,11 @@ function secretLike(v: string): boolean {
 type Strength = 'strong' | 'weak' | 'none';
 
 /** Words that make a name a secret's whatever precedes them. */
-const STRONG_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'pass', 'secret', 'token', 'credential', 'credentials', 'creds', 'private', 'apikey', 'accesskey', 'secretkey', 'privatekey', 'authkey', 'clientsecret', 'authtoken', 'accesstoken', 'refreshtoken', 'apitoken', 'sessiontoken', 'pgpassword', 'dockerconfigjson', 'dockercfg', 'storepass', 'keypass', 'passin', 'passout', 'keystorepass', 'truststorepass', 'srcstorepass', 'deststorepass', 'passcode', 'authorization', 'requirepass', 'masterauth', 'masterpass']);
+const STRONG_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'psk', 'presharedkey', 'pass', 'secret', 'token', 'credential', 'credentials', 'creds', 'private', 'apikey', 'accesskey', 'secretkey', 'privatekey', 'authkey', 'clientsecret', 'authtoken', 'accesstoken', 'refreshtoken', 'apitoken', 'sessiontoken', 'pgpassword', 'dockerconfigjson', 'dockercfg', 'storepass', 'keypass', 'passin', 'passout', 'keystorepass', 'truststorepass', 'srcstorepass', 'deststorepass', 'passcode', 'authorization', 'requirepass', 'masterauth', 'masterpass']);
 /** Segments ending in one of these are strong too (`PGPASSWORD`, `GHTOKEN`, `mysecret`). */
 const STRONG_SUFFIXES = ['password', 'passwd', 'passphrase', 'secret', 'token', 'apikey', 'accesskey', 'secretkey', 'privatekey'];
 /** Words after which `key` is a secret: `ENCRYPTION_KEY`, `stripeKey`, `AccountKey`. */
-const SECRET_KEY_QUALIFIERS = new Set(['api', 'access', 'secret', 'private', 'auth', 'master', 'encryption', 'encrypt', 'decryption', 'signing', 'sign', 'account', 'shared', 'license', 'licence', 'app', 'application', 'service', 'subscription', 'deploy', 'ssh', 'gpg', 'pgp', 'hmac', 'aes', 'crypt', 'crypto', 'cipher', 'session', 'client', 'consumer', 'stripe', 'webhook', 'jwt', 'root', 'admin', 'write', 'read', 'ingest', 'ingestion', 'management', 'user', 'personal', 'security', 'storage', 'primary', 'secondary', 'server', 'device', 'vault', 'kms', 'wrapping', 'data', 'recovery', 'backup', 'dev', 'prod', 'live', 'test']);
+const SECRET_KEY_QUALIFIERS = new Set(['api', 'access', 'secret', 'private', 'preshared', 'pre', 'auth', 'master', 'encryption', 'encrypt', 'decryption', 'signing', 'sign', 'account', 'shared', 'license', 'licence', 'app', 'application', 'service', 'subscription', 'deploy', 'ssh', 'gpg', 'pgp', 'hmac', 'aes', 'crypt', 'crypto', 'cipher', 'session', 'client', 'consumer', 'stripe', 'webhook', 'jwt', 'root', 'admin', 'write', 'read', 'ingest', 'ingestion', 'management', 'user', 'personal', 'security', 'storage', 'primary', 'secondary', 'server', 'device', 'vault', 'kms', 'wrapping', 'data', 'recovery', 'backup', 'dev', 'prod', 'live', 'test']);
 /** Words before `key`/`token`/`secret`/`password` that make it something else. */
 const NEGATING_QUALIFIERS = new Set([
   // keys of data structures
@@ -280,7 +280,7 @@ function classifyName(name: string): Strength {
 // The assignment scanner: `<secret name> <separator> <value>` anywhere in a line
 
 /** Where a name may hold a secret word; the scanner looks at each occurrence. */
-const NAME_WORDS = ['pass', 'pwd', 'secret', 'token', 'key', 'auth', 'cred', 'private', 'sig', 'session', 'sessid', 'login', 'dockercfg', 'dockerconfig'];
+const NAME_WORDS = ['pass', 'pwd', 'psk', 'secret', 'token', 'key', 'auth', 'cred', 'private', 'sig', 'session', 'sessid', 'login', 'dockercfg', 'dockerconfig'];
 /** `pat` (a personal access token: `GITLAB_PAT`) only as a word of its own, never inside `path` or `pattern`. */
 const NAME_WORD_SCAN = new RegExp(NAME_WORDS.join('|') + '|pat(?![a-z])', 'gi');
 /** Longer names are not looked at (a run of name characters that long is data, not a name). */
@@ -293,8 +293,8 @@ const BT = '`';
 const STRONG_THEN_VALUE = String.raw`[\w.-]{0,${MAX_NAME}}(?:\\?["'${BT}\]]){0,2}[ \t]+(?:\\?["'${BT}])?[^\s"'${BT}\\]{3}`;
 /** After any word: the rest of the name, then a separator (`key=`, `"api_key":`, `token ?=`, `<password>`, `key="x" value=`). */
 const NAME_THEN_SEPARATOR = String.raw`[\w.-]{0,${MAX_NAME}}(?<!\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf))(?:\\?["'${BT}\]]){0,2}(?:[ \t]*[=:,>!?<+]|[ \t]+value[ \t]*=)`;
-const ANY_NAME_WORD = '(?:pass|pwd|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z]))';
-const FLAG_WORD = '(?:key|cred|private|authoriz|dockerc)';
+const ANY_NAME_WORD = '(?:pass|pwd|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z]))';
+const FLAG_WORD = '(?:key|cred|private|auth|dockerc)';
 /** After a flag's word: the rest of the flag, then a blank (`--api-key v`, `--credentials v`). */
 const FLAG_THEN_BLANK = String.raw`[\w.-]{0,${MAX_NAME}}[ \t]`;
 /**
@@ -471,8 +471,9 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   if ((how.sep === ':' || how.sep === '=') && isTypeAnnotation(v) && !/\d/.test(v)) return false;
   if (isCode(v)) return false;
   // A bare name that names a secret itself is a variable: `password=password`, `token: accessToken`.
-  // (`keyGYu1N1PErEKWST`, an Airtable key, starts with a name word but is generated, not a name.)
-  if (/^[A-Za-z_$][\w$]*$/.test(v) && nameStrength(v) !== 'none' && !looksRandom(v, 12)) return false;
+  // A name is words, perhaps a digit or two at the end; `s3cr3tPass`, `pass1234` and a generated
+  // `keyGYu1N1PErEKWST` (an Airtable key) start with or hold a name word but are literals.
+  if (/^[A-Za-z_$][A-Za-z_$]*\d{0,2}$/.test(v) && nameStrength(v) !== 'none' && !looksRandom(v, 12)) return false;
   if (/^[A-Za-z_][\w]*$/.test(v) && (how.next === ',' || how.next === ')' || how.next === '}') && !how.flag) return false; // f(password=pw)
   // `self.passwd = password_mgr`, `this.token = raw_token`: a member set from a variable.
   if (/^[a-z_][a-z0-9]*(?:_[a-z0-9]+)+$/.test(v) && /[.]/.test(how.name)) return false;
@@ -569,7 +570,10 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     const prev = /([A-Za-z]+)[ \t]$/.exec(text.slice(Math.max(0, s - 24), s));
     const strength = nameStrength(prev && !quotedName ? `${prev[1]}_${name}` : name) === 'none' ? 'none' : nameStrength(name);
     if (strength === 'none') continue;
-    if (sep.sep === ' ' && (strength !== 'strong' || !(flag || blankSeparated(name)))) continue;
+    // After blanks alone: a strong name's value, and a generated value of a `--key` or `--auth` flag
+    // (`netlify deploy --auth <token>`; the weak branch of secretValue wants it generated).
+    const weakFlag = flag && strength === 'weak' && nameWords(name).some((w) => w === 'key' || w === 'auth');
+    if (sep.sep === ' ' && !(strength === 'strong' && (flag || blankSeparated(name))) && !weakFlag) continue;
     // A value may follow a type annotation: `password: str = "…"`, `token: string = '…'`.
     let vp = sep.end;
     if (sep.sep === ':' || sep.sep === ' ') {
@@ -739,7 +743,7 @@ export const TOKEN_FAMILIES: readonly Family[] = [
   { type: 'supabase_key', source: `sbp_[a-f0-9]{40}|sb_secret_[${B62}_-]{20,}` },
   { type: 'tencent_key', source: `AKID[${B62}]{32}(?![${B62}])` },
   // a Facebook app access token: the app id, `|` (or `%7C` in a URL), the app secret
-  { type: 'facebook_token', source: `\\d{15,16}(?:\\||%7[Cc])[${B62}_-]{27,40}(?![${B62}_-])` },
+  { type: 'facebook_token', source: `\\d{15,16}\\|[${B62}_-]{27,40}(?![${B62}_-])` },
   { type: 'authress_key', source: `(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}` },
   { type: 'bitbucket_token', source: `ATBB[${B62}]{24,}(?![${B62}])` },
   { type: 'circleci_token', source: `CCIPAT_[${B62}]{22}_[a-f0-9]{40}` },
@@ -751,7 +755,7 @@ export const TOKEN_FAMILIES: readonly Family[] = [
   { type: 'dropbox_token', source: `sl\\.[${B62}_-]{120,}` },
   { type: 'twitter_bearer', source: `A{22}[${B62}%]{80,100}(?![${B62}%+/=])`, keep: (t) => !t.includes('%') && !looksRandom(t.slice(22), 32) },
   // STS session tokens: base64 that starts with the same bytes every time
-  { type: 'aws_session_token', source: `(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz)[${B62}+/]{100,}={0,2}` },
+  { type: 'aws_session_token', source: `IQoJb3JpZ2luX2Vj[${B62}+/]{100,}={0,2}` },
   // base64 of `{"auths":` (a docker config), of a PEM private key, of a JWT
   { type: 'docker_config', source: `(?:eyJhdXRocyI6|ewogICJhdXRocyI6|ewoJImF1dGhzIjo|eyAiYXV0aHMiOi)[${B62}+/]{16,}={0,2}` },
   { type: 'private_key', source: `LS0tLS1CRUdJTi[${B62}+/]{40,}={0,2}`, keep: (t) => !decodes(t.slice(0, 96), /PRIVATE KEY/) },
@@ -799,10 +803,12 @@ const TOKEN_ANCHOR = new RegExp(TOKEN_ANCHORS.join('|'), 'g');
  * first characters), so they are a rule of their own, run only on a text holding one of RARE_TOKEN_NEEDS.
  */
 const RARE_TOKEN_ANCHORS: readonly string[] = [
-  String.raw`dapi(?=[0-9a-f]{32})|A{22}|IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz|\|(?<=\d{15}\|)|%7[Cc](?<=\d{15}%7[Cc])`,
+  String.raw`dapi(?=[0-9a-f]{32})|A{22}|IQoJb3JpZ2luX2Vj|\|(?<=\d{15}\|)`,
 ];
 const RARE_TOKEN_ANCHOR = new RegExp(RARE_TOKEN_ANCHORS.join('|'), 'g');
-const RARE_TOKEN_NEEDS = ['dapi', 'A'.repeat(22), 'IQoJb3JpZ2luX2Vj', 'FwoGZXIvYXdz', '|', '%7'];
+// Each literal costs a string search of every text: the pre-2020 STS prefix (FwoGZXIvYXdz) and the
+// URL-encoded `%7C` of a Facebook token are left to their names (AWS_SESSION_TOKEN=, access_token=).
+const RARE_TOKEN_NEEDS = ['|', 'dapi', 'A'.repeat(22), 'IQoJb3JpZ2luX2Vj'];
 const TOKEN_TAIL = /[A-Za-z0-9_-]*/y;
 /** The characters a token is made of: where its start may be, looking left from an anchor. */
 const TOKEN_CHAR = /[A-Za-z0-9_\-.~+/=:]/;
@@ -850,6 +856,9 @@ function redactTokens(text: string, mark: Marker, anchor: RegExp = TOKEN_ANCHOR)
 
 // ---------------------------------------------------------------------------------------------
 // Structured secrets: private keys, Kubernetes Secrets, URLs, Authorization headers, commands
+
+/** OpenVPN's shared static key (`tls-auth`, `tls-crypt`, `secret`): hex lines between its own armour. */
+const OPENVPN_STATIC_KEY = /-----BEGIN OpenVPN Static key V\d-----[\s\S]*?(?:-----END OpenVPN Static key V\d-----|$)/g;
 
 const PEM = /-{4,5} ?BEGIN [A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?[A-Z ]{0,20}-{4,5}[\s\S]*?(?:-{4,5} ?END [A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?[A-Z ]{0,20}-{4,5}|$)/g;
 
@@ -974,6 +983,8 @@ const COMMANDS: Array<{ command: RegExp; flag: RegExp }> = [
   { command: /\bsmbclient\b/, flag: /(?<=[ \t])(?:-U|--user)[ \t=]+[^\s%]+%(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
   { command: /\bopenssl\b/, flag: /(?<=[ \t])-(?:k|kfile-never|pass(?:in|out)?)[ \t]+(?:pass:)?(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g },
   { command: /\bnet[ \t]+use\b/i, flag: /\/user:\S+[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`\/*][^\s"'`]*))/gi },
+  { command: /\bssh-keygen\b/, flag: /(?<=[ \t])-[NP][ \t]*(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g },
+  { command: /\baz[ \t]+login\b/, flag: /(?<=[ \t])(?:-p|--password)(?:[ \t]+|=)(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g },
   { command: /\bhtpasswd\b/, flag: /(?<=[ \t])-[a-zA-Z]*b[a-zA-Z]*[ \t]+(?:-\S+[ \t]+)*\S+[ \t]+\S+[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
 ];
 /** A user and a password as a call's two string arguments: `smtp.login("me", "…")`, `auth=("api", "…")`, `HTTPBasicAuth('u', '…')`. */
@@ -981,7 +992,7 @@ const COMMANDS: Array<{ command: RegExp; flag: RegExp }> = [
 const PIPED_SECRET = /(\becho[ \t]+(?:-[ne]+[ \t]+)?)(["']?)([^\s"'|]+)\2([ \t]*\|[ \t]*(?:sudo[ \t]+-S|(?:docker|podman|nerdctl|buildah|skopeo|oras)[ \t]+login|helm[ \t]+registry[ \t]+login|passwd[ \t]+--stdin|chpasswd|kinit|vault[ \t]+login))|(\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(["'])([^"'\n]+)\6|(\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[=:][ \t]*["']?)([^\s:"']+:[^\s"']+)/g;
 const CREDENTIAL_PAIR = /((?:\.login|\bauth[ \t]*=[ \t]*|\bBasicAuth|\bHTTPBasicAuth|\bHTTPDigestAuth|\bbasic_auth|\.auth|\.setCredentials|\bPasswordAuthentication|\bNetworkCredential)[ \t]*\(?\(?[ \t]*(["'])[^"'\n]*\2[ \t]*,[ \t]*)(["'])([^"'\n]+)\3/g;
 /** A password flag after a blank (`-p…`, `-u`, `--user`, `-a`, `-P`, `-w`, `-U`, `-k`, `-S`, `-b…`), `echo … |`, `ConvertTo-SecureString`, `BUNDLE_…`. */
-const COMMAND_TRIGGER = /-(?<=[ \t]-)(?:[pPauUwkbS]|-(?:user|auth)\b)|-(?<=ConvertTo-)S|_(?<=BUNDLE_)|\|(?<=\becho[ \t][^\n|]{1,200}\|)|:(?<=\/[uU][sS][eE][rR]:)/;
+const COMMAND_TRIGGER = /-(?<=[ \t]-)(?:[pPauUwkbSN]|-(?:user|auth|password)\b)|-(?<=ConvertTo-)S|_(?<=BUNDLE_)|\|(?<=\becho[ \t][^\n|]{1,200}\|)|:(?<=\/[uU][sS][eE][rR]:)/;
 
 function redactCredentialCalls(text: string, mark: Marker): string {
   CREDENTIAL_PAIR.lastIndex = 0;
@@ -1035,6 +1046,7 @@ function redactPgpass(text: string, mark: Marker): string {
 export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'private_key', pattern: PEM, trigger: /-(?=-{3,4} ?BEGIN [A-Z0-9 _-]{0,40}PRIVATE KEY)/, needs: ['PRIVATE KEY'] },
   { type: 'private_key', apply: redactPutty, trigger: /-(?<=Private-)(?:Lines|MAC|Hash)/, needs: ['Private-'] },
+  { type: 'private_key', pattern: OPENVPN_STATIC_KEY, trigger: /-(?=----BEGIN OpenVPN Static key)/, needs: ['OpenVPN Static key'] },
   {
     type: 'private_key',
     apply: (text, mark) => {
@@ -1069,7 +1081,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
  * for them once and tries those triggers (`atWord`) only where one starts. A plain union of words
  * scans about twice as fast as the structured triggers; most text has none of them.
  */
-const CASELESS_WORDS = /pass|pwd|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z])|bearer|kty/gi;
+const CASELESS_WORDS = /pass|pwd|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z])|bearer|kty/gi;
 /** NAME_WORD_SCAN at one place: every place it matches is one where a word of CASELESS_WORDS starts. */
 const NAME_WORD_AT = new RegExp(NAME_WORD_SCAN.source, 'iy');
 

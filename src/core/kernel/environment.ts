@@ -64,7 +64,7 @@ export function commandEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJ
 }
 
 /** Narrower than SECRET_NAME: AUTH would also drop SSH_AUTH_SOCK, which `git push` needs. */
-const COMMAND_SECRET_NAME = /TOKEN|SECRET|PASSW|PASSPHRASE|API_?KEY|PRIVATE_KEY|CREDENTIAL|_PASS$|_PWD$|_KEY$|_PAT$|_AUTH$/i;
+const COMMAND_SECRET_NAME = /TOKEN|SECRET|PASSW|PASSPHRASE|API_?KEY|PRIVATE_KEY|CREDENTIAL|_PASS$|_PWD$|_KEY$|_PAT$|_AUTH$|_PSK$/i;
 /** VS Code's handles for talking back to the editor (IPC, git askpass), and Electron's node mode. */
 const EDITOR_IPC_NAME = /^VSCODE_(IPC|GIT_ASKPASS|GIT_IPC)|^ELECTRON_RUN_AS_NODE$/;
 

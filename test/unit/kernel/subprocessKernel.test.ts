@@ -241,8 +241,8 @@ describe('SubprocessKernel process environment', () => {
     assert.deepEqual(Object.keys(env).sort(), [...kept].sort());
   });
 
-  test('workspace commands also lose *_PASS, *_PWD, *_KEY, *_PAT and *_AUTH names (what redaction treats as secret names)', () => {
-    const secrets = ['SMTP_PASS', 'DB_PASS', 'MYSQL_PWD', 'ENCRYPTION_KEY', 'STRIPE_KEY', 'GITLAB_PAT', 'NPM_CONFIG__AUTH'];
+  test('workspace commands also lose *_PASS, *_PWD, *_KEY, *_PAT, *_AUTH and *_PSK names (what redaction treats as secret names)', () => {
+    const secrets = ['SMTP_PASS', 'DB_PASS', 'MYSQL_PWD', 'ENCRYPTION_KEY', 'STRIPE_KEY', 'GITLAB_PAT', 'NPM_CONFIG__AUTH', 'WIFI_PSK'];
     const kept = ['PWD', 'OLDPWD', 'SSH_AUTH_SOCK', 'PATH', 'KEYBOARD_LAYOUT', 'PATCH_LEVEL', 'PASSENGER_ENV'];
     const env = commandEnvironment(Object.fromEntries([...secrets, ...kept].map((k) => [k, 'v'])));
     assert.deepEqual(Object.keys(env).sort(), [...kept].sort());

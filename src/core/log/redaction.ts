@@ -769,7 +769,8 @@ export const TOKEN_FAMILIES: readonly Family[] = [
   // (`toolu_…`, `msg_…`, `call_…`, Stripe's `cus_…`) are shorter; OpenAI's `resp_…`/`rs_…` are hex (keepGeneric).
   {
     type: 'api_key',
-    source: `(?:[A-Za-z][a-z0-9]{1,7}|[A-Z][A-Z0-9]{1,7})[_-](?:[${B62}]{1,16}[_-]){0,2}[${B62}]{32,}(?![${B62}_+/=-])`,
+    // Never starting inside a base64url run (`…-abc_<32 more>` at the end of an encrypted blob).
+    source: `(?<![${B62}_-])(?:[A-Za-z][a-z0-9]{1,7}|[A-Z][A-Z0-9]{1,7})[_-](?:[${B62}]{1,16}[_-]){0,2}[${B62}]{32,}(?![${B62}_+/=-])`,
     keep: keepGeneric,
   },
 ];

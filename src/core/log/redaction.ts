@@ -743,7 +743,7 @@ export const TOKEN_FAMILIES: readonly Family[] = [
   { type: 'supabase_key', source: `sbp_[a-f0-9]{40}|sb_secret_[${B62}_-]{20,}` },
   { type: 'tencent_key', source: `AKID[${B62}]{32}(?![${B62}])` },
   // a Facebook app access token: the app id, `|` (or `%7C` in a URL), the app secret
-  { type: 'facebook_token', source: `\\d{15,16}\\|[${B62}_-]{27,40}(?![${B62}_-])` },
+  { type: 'facebook_token', source: `\\d{15,16}\\|[${B62}_-]{27,40}(?![${B62}_-])`, keep: (t) => !looksRandom(t.slice(t.indexOf('|') + 1), 24) },
   { type: 'authress_key', source: `(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}` },
   { type: 'bitbucket_token', source: `ATBB[${B62}]{24,}(?![${B62}])` },
   { type: 'circleci_token', source: `CCIPAT_[${B62}]{22}_[a-f0-9]{40}` },

@@ -245,7 +245,9 @@ test('what a lossless log must keep stays byte-exact; placeholders are not secre
     'msgbatch_01HkcTjaV5uDC8jWR4ZsDV8d', 'dpl_2Cr9vXpCp2ADjbZ7kTxhGz9Hx1xS', 'user_01HXYZ3NDEKTSV4RRFFQ69G5FAV',
     'test_ShouldReturnTheUserWhenTheIdIsValid2024', 'css-1a2b3c4d',
     // The tail of an encrypted blob (Codex's reasoning `encrypted_content`, base64url) has the vendor shape after a `-`.
-    '{"type":"reasoning","encrypted_content":"gAAAAABo5kQ2Zx8r-abc9_Kq3mP9xYz2AbCdEfGhIjKlMnOpQrStUvW1"}', 'sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC',
+    '{"type":"reasoning","encrypted_content":"gAAAAABo5kQ2Zx8r-abc9_Kq3mP9xYz2AbCdEfGhIjKlMnOpQrStUvW1"}',
+    // A table row: a long number, a pipe, an identifier (the shape of a Facebook app token, not its randomness).
+    '|123456789012345|some_long_identifier_name_x|', 'sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC',
   ];
   for (const text of keep) assert.equal(r.redact(text), text, text);
   // The same names with real literals lose them.

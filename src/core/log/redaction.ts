@@ -750,7 +750,7 @@ export const TOKEN_FAMILIES: readonly Family[] = [
   { type: 'sourcegraph_token', source: `sgp_(?:[a-f0-9]{16}_|local_)?[a-f0-9]{40}(?![${B62}])` },
   { type: 'buildkite_token', source: `bkua_[a-f0-9]{40}(?![${B62}])` },
   { type: 'databricks_token', source: `dapi[a-f0-9]{32}(?:-\\d)?(?![${B62}])` },
-  { type: 'adafruit_key', source: `aio_[${B62}]{28}(?![${B62}])` },
+  { type: 'adafruit_key', source: `aio_[${B62}]{28}(?![${B62}])`, keep: bodyAfterPrefix },
   { type: 'airtable_token', source: `pat[${B62}]{14}\\.[a-f0-9]{64}(?![${B62}])` },
   { type: 'dropbox_token', source: `sl\\.[${B62}_-]{120,}` },
   { type: 'twitter_bearer', source: `A{22}[${B62}%]{80,100}(?![${B62}%+/=])`, keep: (t) => !t.includes('%') && !looksRandom(t.slice(22), 32) },

@@ -51,9 +51,13 @@ export interface ImportOptions {
   now?: () => number;
 }
 
+/** What a JSONL file's cursor waits for when its last line was cut short (capture_cursors.waiting). */
+const HALF_LINE = 'a half-written last line';
+
 /** The summary's line for a file read with a record still being written left out. */
 function waitingMessage(what: string): string {
-  return `${what}: left for a later import (kept as it stands once the file has not changed for ${SETTLED_AFTER_MS / 60_000} minutes)`;
+  const then = what === HALF_LINE ? 'skipped as malformed' : 'kept as it stands';
+  return `${what}: left for a later import (${then} once the file has not changed for ${SETTLED_AFTER_MS / 60_000} minutes)`;
 }
 
 export interface ImportProgress {
@@ -311,7 +315,7 @@ class ImportRun {
       return;
     }
     const format = this.reader.formatOf?.(path) ?? this.reader.format;
-    if (format === 'jsonl') await this.jsonlFile(path, st.size, st.mtimeMs, cursor);
+    if (format === 'jsonl') await this.jsonlFile(path, st.size, st.mtimeMs, cursor, settled);
     else await this.jsonFile(path, st.size, st.mtimeMs, cursor, format === 'text', settled);
   }
 
@@ -373,7 +377,7 @@ class ImportRun {
     this.cursorAfterFlush = c;
   }
 
-  private async jsonlFile(path: string, size: number, mtimeMs: number, cursor: Cursor | undefined): Promise<void> {
+  private async jsonlFile(path: string, size: number, mtimeMs: number, cursor: Cursor | undefined, settled: boolean): Promise<void> {
     // A file smaller than what was read before was rewritten: read it from the start (the records
     // already in the log are recognised by their ids).
     const from = cursor && cursor.offset <= size ? { offset: cursor.offset, line: cursor.line } : { offset: 0, line: 0 };
@@ -386,6 +390,7 @@ class ImportRun {
     let session: string | null = cursor?.session ?? null;
     const perFile = new Set<string>();
     let held: Pending[] = []; // read before the file's working directory was known (scope given)
+    let waiting: string | null = null;
     const progress = (bytesRead: number) => this.opts.onProgress?.({ path, bytesRead, bytesTotal: size - from.offset, appended: this.s.appended });
     try {
       for await (const l of sourceLines(input, from)) {
@@ -408,8 +413,18 @@ class ImportRun {
             if (l.complete) this.problem({ path, line: l.line, message: `not valid JSON (${errorMessage(e)}); skipped` });
           }
         }
+        if (!l.complete && !parsed && text.trim() !== '' && settled) {
+          // Cut short by a writer that stopped (a crash mid-line): a malformed record. Skipping it
+          // lets a writer that resumes the file append records that are read, not glued to it.
+          this.problem({ path, line: l.line, message: `last line cut short and the file has not changed for ${SETTLED_AFTER_MS / 60_000} minutes: skipped` });
+          consumed = { offset: l.end, line: l.line };
+          continue;
+        }
         if (!l.complete && !parsed) {
-          if (text.trim() !== '') this.s.incomplete.push({ path, line: l.line, message: 'last line has no newline yet and does not parse: left for the next import' });
+          if (text.trim() !== '') {
+            this.s.incomplete.push({ path, line: l.line, message: 'last line has no newline yet and does not parse: left for the next import' });
+            waiting = HALF_LINE; // read again once settled, even if the file does not change
+          }
           break; // not consumed: the cursor stays before it
         }
         consumed = { offset: l.end, line: l.line };
@@ -451,7 +466,7 @@ class ImportRun {
       }
       for (const p of held) await this.add(p);
     }
-    this.queueCursor({ ...base, ...consumed, cwd: cwd ?? null, session });
+    this.queueCursor({ ...base, ...consumed, cwd: cwd ?? null, session, waiting });
     await this.flush();
     progress(consumed.offset - from.offset);
   }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { claudeCodeReader, codexReader, importFiles, rebuildCaptureState } from '../../../src/core/capture';
+import { SETTLED_AFTER_MS, claudeCodeReader, codexReader, importFiles, rebuildCaptureState } from '../../../src/core/capture';
 import { allEvents, capturedEvents, fakeHome, openLog } from './captureTestKit';
 
 const CLI = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.js');
@@ -312,6 +312,45 @@ test("a record without a session id of its own joins its file's session, whateve
     const events = capturedEvents(log);
     assert.deepEqual([...new Set(events.map((e) => e.session))], [`claude-code:${SESSION}`]);
     assert.deepEqual([...new Set(events.map((e) => e.meta.sessionId))], [SESSION]);
+  } finally {
+    log.close();
+    h.dispose();
+  }
+});
+
+test('a last line cut short in a file that then stopped changing is skipped and named, so records a resumed writer appends are read', async () => {
+  const h = fakeHome();
+  const log = openLog(h.dbPath);
+  try {
+    const file = mainFile(h.home);
+    let clock = Date.now();
+    const opts = { now: () => clock };
+    await importFiles(log, claudeCodeReader, [file], opts);
+    const before = capturedEvents(log).length;
+    appendFileSync(file, userLine('t-0001', 'the writer crashed here').slice(0, 50));
+    const torn = await importFiles(log, claudeCodeReader, [file], opts);
+    assert.equal(torn.incomplete.length, 1, 'fresh: it may still be written');
+    assert.deepEqual(torn.problems, []);
+    const still = await importFiles(log, claudeCodeReader, [file], opts);
+    assert.equal(still.unchanged, 1);
+    assert.match(still.incomplete[0]?.message ?? '', /half-written last line: left for a later import \(skipped as malformed once/);
+
+    clock += SETTLED_AFTER_MS + 1000; // nothing wrote it since: the writer is gone
+    const settled = await importFiles(log, claudeCodeReader, [file], opts);
+    assert.deepEqual(settled.incomplete, []);
+    assert.equal(settled.problems.length, 1);
+    assert.equal(settled.problems[0].path, file);
+    assert.match(settled.problems[0].message, /last line cut short and the file has not changed for \d+ minutes: skipped/);
+    assert.equal(settled.appended, 0);
+
+    // The session is resumed: the writer appends whole records after the cut one; they are read.
+    appendFileSync(file, userLine('t-0002', 'resumed after the crash') + '\n');
+    clock = Date.now();
+    const resumed = await importFiles(log, claudeCodeReader, [file], opts);
+    assert.deepEqual(resumed.problems, []);
+    assert.equal(resumed.appended, 1);
+    assert.ok(capturedEvents(log).some((e) => e.content === 'resumed after the crash'));
+    assert.equal(capturedEvents(log).length, before + 1);
   } finally {
     log.close();
     h.dispose();

@@ -64,15 +64,21 @@ function expected(): Expected[] {
   return out;
 }
 
-test('copilot chat import: the workspace\'s sessions once, byte-exact after redaction; again appends 0; a grown log only its new records', async () => {
+/** The fixtures' fake home, its log, and the Copilot Chat source located for the /work/shop workspace. */
+function shop() {
   const h = setup();
   const log = openLog(h.dbPath);
+  const spec = SOURCES['copilot-chat']!;
+  const scope = ['/work/shop'];
+  const files = spec.locate({ home: h.home, scope });
+  const opts = { scope, cwdOf: (p: string) => spec.cwdOf!(p, scope) };
+  return { h, log, spec, files, opts };
+}
+
+test('copilot chat import: the workspace\'s sessions once, byte-exact after redaction; again appends 0; a grown log only its new records', async () => {
+  const { h, log, spec, files, opts } = shop();
   try {
-    const spec = SOURCES['copilot-chat']!;
-    const scope = ['/work/shop'];
-    const files = spec.locate({ home: h.home, scope });
     assert.equal(files.length, 4, 'only the storage folder of /work/shop');
-    const opts = { scope, cwdOf: (p: string) => spec.cwdOf!(p, scope) };
     const first = await importFiles(log, spec.reader, files, opts);
     assert.deepEqual(first.problems, []);
     assert.deepEqual(first.noCwd, [], 'the storage folder names its workspace');
@@ -106,15 +112,11 @@ test('copilot chat import: the workspace\'s sessions once, byte-exact after reda
 });
 
 test('copilot chat import: a reply its window stopped writing is imported as it stood once the file has settled, though the file did not change', async () => {
-  const h = setup();
-  const log = openLog(h.dbPath);
+  const { h, log, spec, files, opts: located } = shop();
   try {
-    const spec = SOURCES['copilot-chat']!;
-    const scope = ['/work/shop'];
-    const files = spec.locate({ home: h.home, scope });
     const ours = join(h.mine, 'chatSessions', OURS);
     let clock = Date.now();
-    const opts = { scope, cwdOf: (p: string) => spec.cwdOf!(p, scope), now: () => clock };
+    const opts = { ...located, now: () => clock };
     const first = await importFiles(log, spec.reader, files, opts);
     assert.deepEqual(first.incomplete.map((p) => p.path), [ours], 'the summary names the file whose reply is still being written');
     assert.match(first.incomplete[0].message, /still being written: left for a later import/);

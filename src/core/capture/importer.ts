@@ -26,6 +26,7 @@ import { errorMessage } from '../errors';
 import type { EventLog } from '../log/eventLog';
 import type { NewEvent } from '../types';
 import { sourceLines } from './lines';
+import { CONTENT_ID_PREFIX } from './readerKit';
 import { SESSION_FROM_FILE, SETTLED_AFTER_MS, type CaptureProblem, type CaptureReader, type CapturedEvent, type CaptureSource, type ReaderOutput, type SkippedRecords } from './types';
 
 export interface ImportOptions {
@@ -226,7 +227,9 @@ class ImportRun {
   private readonly fileTime = new PerFile<string>();
   /** Per file read in this run: the session (and its source id) its first record naming one names. */
   private readonly fileSession = new PerFile<{ session: string; sessionId: unknown }>();
-  private stmts?: Record<'claim' | 'setSeq' | 'binary' | 'cursor' | 'getCursor' | 'has', Statement>;
+  private stmts?: Record<'claim' | 'setSeq' | 'binary' | 'cursor' | 'getCursor' | 'has' | 'firstAt', Statement>;
+  /** Per record id met in this run: where (path and line) its first occurrence is. */
+  private readonly firstAt = new Map<string, string>();
 
   constructor(
     private readonly log: EventLog,
@@ -260,6 +263,8 @@ class ImportRun {
       const p = (q: string) => (hasTables ? this.db.prepare(q) : none);
       this.stmts = {
         has: p('SELECT 1 AS x FROM capture_records WHERE source = ? AND record_id = ?'),
+        firstAt: p(`SELECT json_extract(e.meta, '$.capture.path') AS path, json_extract(e.meta, '$.capture.line') AS line
+                    FROM capture_records c JOIN events e ON e.seq = c.seq WHERE c.source = ? AND c.record_id = ?`),
         getCursor: p('SELECT * FROM capture_cursors WHERE path = ?'),
         claim: this.writable ? p('INSERT OR IGNORE INTO capture_records(source, record_id, seq) VALUES (?, ?, 0)') : none,
         setSeq: this.writable ? p('UPDATE capture_records SET seq = ? WHERE source = ? AND record_id = ?') : none,
@@ -585,6 +590,7 @@ class ImportRun {
     this.pendingBytes = 0;
     this.cursorAfterFlush = undefined;
     const source = this.reader.source;
+    for (const p of chunk) this.markRepeat(p);
     if (!this.writable) {
       for (const p of chunk) {
         const key = p.event.recordId;
@@ -629,6 +635,27 @@ class ImportRun {
         if (cursor && !this.opts.since) sql.cursor.run(cursor.path, cursor.source, cursor.offset, cursor.line, cursor.size, cursor.mtime_ms, cursor.cwd, cursor.session, cursor.waiting ?? null);
       },
     });
+  }
+
+  /**
+   * A record repeated byte for byte later in the same file (Claude Code writes its `permission-mode`
+   * line again at the end of a session) has the same content-derived id as the first: it is an
+   * occurrence of its own, so it gets `@<line>` after the id. The same line read again (a re-read
+   * from the start) and a copy of the file under another path still find their first id present.
+   */
+  private markRepeat(p: Pending): void {
+    const id = p.event.recordId;
+    // Only ids made from the record's content (readerKit.contentId): a source's own id met again
+    // (Gemini CLI appends a message again as it changes) is the same record.
+    if (p.line === undefined || !id.startsWith(CONTENT_ID_PREFIX)) return;
+    const here = `${p.path}\u0000${p.line}`;
+    let first = this.firstAt.get(id);
+    if (first === undefined) {
+      const row = this.sql.firstAt.get(this.reader.source, id) as { path: string | null; line: number | null } | undefined;
+      first = row?.path != null && row.line != null ? `${row.path}\u0000${row.line}` : here;
+      this.firstAt.set(id, first);
+    }
+    if (first !== here && first.startsWith(`${p.path}\u0000`)) p.event = { ...p.event, recordId: `${id}@${p.line}` };
   }
 
   /** The event as the log's append takes it: origin and source in meta, binaries stored and named. */

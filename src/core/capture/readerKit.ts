@@ -15,12 +15,16 @@ export function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+/** How a record id made from the record's content starts (contentId). */
+export const CONTENT_ID_PREFIX = 'h:';
+
 /**
  * A record id for a record that has none of its own: the hash of its JSON. Stable across re-reads
- * (the same line parses to the same value); two byte-identical records of one source are one record.
+ * (the same line parses to the same value) and copies of a file; a byte-identical record at another
+ * line of the same file is another occurrence, which the importer tells by adding `@<line>`.
  */
 export function contentId(record: unknown): string {
-  return 'h:' + createHash('sha256').update(JSON.stringify(record) ?? 'undefined').digest('hex').slice(0, 32);
+  return CONTENT_ID_PREFIX + createHash('sha256').update(JSON.stringify(record) ?? 'undefined').digest('hex').slice(0, 32);
 }
 
 /** JSON text of a value, for tool inputs and records kept whole. Strings are kept as they are. */

@@ -356,3 +356,31 @@ test('a last line cut short in a file that then stopped changing is skipped and 
     h.dispose();
   }
 });
+
+test('a record repeated byte for byte later in its file is an occurrence of its own; reading the file again or a copy of it appends nothing', async () => {
+  const h = fakeHome();
+  const log = openLog(h.dbPath);
+  try {
+    const file = mainFile(h.home);
+    const mode = JSON.stringify({ type: 'permission-mode', permissionMode: 'default', sessionId: SESSION });
+    writeFileSync(file, [mode, userLine('r-0001', 'between the two'), mode].join('\n') + '\n');
+    const first = await importFiles(log, claudeCodeReader, [file]);
+    const modes = () => capturedEvents(log).filter((e) => e.content.includes('"permission-mode"'));
+    assert.equal(modes().length, 2, 'both lines are in the log');
+    assert.deepEqual(modes().map((e) => (e.meta.capture as { line: number }).line), [1, 3]);
+    assert.equal(first.present, 0);
+    const all = capturedEvents(log).length;
+
+    // Read again from the start (its cursor gone) and as a copy under another path: nothing new.
+    log.database.exec('DELETE FROM capture_cursors');
+    assert.equal((await importFiles(log, claudeCodeReader, [file])).appended, 0);
+    const copy = join(h.home, '.claude', 'projects', '-work-proj', 'copy', `${SESSION}.jsonl`);
+    mkdirSync(join(copy, '..'), { recursive: true });
+    writeFileSync(copy, readFileSync(file));
+    assert.equal((await importFiles(log, claudeCodeReader, [copy])).appended, 0);
+    assert.equal(capturedEvents(log).length, all);
+  } finally {
+    log.close();
+    h.dispose();
+  }
+});

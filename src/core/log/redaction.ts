@@ -559,8 +559,9 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     const xml = text[s - 1] === '<' && text[p] === '>';
     // `<add key="Password" value="…" />`: the value is an attribute of the same element.
     const attr = quotedName ? /^\s+value\s*=\s*/i.exec(text.slice(p, p + 20)) : null;
-    // `define('DB_PASSWORD', '…')`, `headers.set("X-Api-Key", "…")`: a quoted name as a call's first argument.
-    const setter = quotedName && /[\w$]\([ \t]*$/.test(text.slice(Math.max(0, openQuote - 8), openQuote));
+    // `define('DB_PASSWORD', '…')`, `headers.set("X-Api-Key", "…")`, Elixir's `fetch_env.("SECRET", "…")`:
+    // a quoted name as a call's first argument.
+    const setter = quotedName && /[\w$]\.?\([ \t]*$/.test(text.slice(Math.max(0, openQuote - 8), openQuote));
     const sep = attr ? { end: p + attr[0].length, sep: '=' } : readSeparator(text, p, setter, xml);
     if (!sep) continue;
     // `type CipherKey = …`, `class TokenStore:`, `interface Secret {`: declarations, not values.

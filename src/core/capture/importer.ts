@@ -112,7 +112,7 @@ interface Cursor {
   mtime_ms: number;
   cwd: string | null;
   session: string | null;
-  /** A whole-file source: what the reader left out as still being written (read again once settled). */
+  /** What the last read left out as still being written (a reply; a JSONL file's cut last line): read again once settled. */
   waiting?: string | null;
 }
 

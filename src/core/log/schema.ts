@@ -167,9 +167,13 @@ CREATE INDEX events_kind_seq ON events(kind, seq, role);
     // A capture cursor can say a file was read with something in it left out because it was still
     // being written (a reply in progress, src/core/capture/types.ts SETTLED_AFTER_MS): the importer
     // reads such a file again once it has stopped changing, though its size and mtime are the same.
+    // Files of the sources whose readers wait for a reply read before this version held back a reply in
+    // progress without saying so: each is read once more when it has settled (its replies are recognised).
     version: 6,
     sql: `
 ALTER TABLE capture_cursors ADD COLUMN waiting TEXT;  -- what was left out, or NULL
+UPDATE capture_cursors SET waiting = 'a reply read before Scroll waited for settled files'
+  WHERE source IN ('copilot-chat', 'cline', 'roo-code', 'kilo-code') AND offset > 0;
 `,
   },
 ];

@@ -156,3 +156,28 @@ test('copilot chat import: a reply its window stopped writing is imported as it 
     h.dispose();
   }
 });
+
+test('copilot chat import: a log from before schema 6, whose cursor held back a reply without saying so, reads that file once more when it has settled', async () => {
+  const { h, log, spec, files, opts: located } = shop();
+  let reopened: ReturnType<typeof openLog> | undefined;
+  try {
+    let clock = Date.now();
+    const opts = { ...located, now: () => clock };
+    await importFiles(log, spec.reader, files, opts);
+    const before = capturedEvents(log).length;
+    // The cursors as schema 5 left them: no waiting column.
+    log.database.exec(`ALTER TABLE capture_cursors DROP COLUMN waiting;
+      UPDATE scroll_meta SET value = '5' WHERE key = 'schema_version'; PRAGMA user_version = 5;`);
+    log.close();
+    reopened = openLog(h.dbPath);
+    clock += SETTLED_AFTER_MS + 1000;
+    const settled = await importFiles(reopened, spec.reader, files, opts);
+    const added = capturedEvents(reopened).slice(before);
+    assert.ok(added.some((e) => e.content.includes('Working on it')), 'the reply held back by the old read is in the log');
+    assert.equal(settled.appended, added.length);
+    assert.equal((await importFiles(reopened, spec.reader, files, opts)).appended, 0);
+  } finally {
+    (reopened ?? log).close();
+    h.dispose();
+  }
+});

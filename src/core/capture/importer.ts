@@ -221,6 +221,8 @@ class ImportRun {
   private readonly chunkBytes: number;
   /** Dry run: records counted as new in this run (so a record is counted once). */
   private readonly seenDry = new Set<string>();
+  /** Dry run: where each content id met in this run first occurs (markRepeat). */
+  private readonly dryFirstAt = new Map<string, string>();
   private pending: Pending[] = [];
   private pendingBytes = 0;
   /** Per file read in this run: the time of its last record that had one. */
@@ -228,8 +230,6 @@ class ImportRun {
   /** Per file read in this run: the session (and its source id) its first record naming one names. */
   private readonly fileSession = new PerFile<{ session: string; sessionId: unknown }>();
   private stmts?: Record<'claim' | 'setSeq' | 'binary' | 'cursor' | 'getCursor' | 'has' | 'firstAt', Statement>;
-  /** Per record id met in this run: where (path and line) its first occurrence is. */
-  private readonly firstAt = new Map<string, string>();
 
   constructor(
     private readonly log: EventLog,
@@ -427,7 +427,8 @@ class ImportRun {
         }
         if (!l.complete && !parsed) {
           if (text.trim() !== '') {
-            this.s.incomplete.push({ path, line: l.line, message: 'last line has no newline yet and does not parse: left for the next import' });
+            // The same words as when the unchanged file is looked at again (file()).
+            this.s.incomplete.push({ path, line: l.line, message: waitingMessage(HALF_LINE) });
             waiting = HALF_LINE; // read again once settled, even if the file does not change
           }
           break; // not consumed: the cursor stays before it
@@ -590,7 +591,11 @@ class ImportRun {
     this.pendingBytes = 0;
     this.cursorAfterFlush = undefined;
     const source = this.reader.source;
-    for (const p of chunk) this.markRepeat(p);
+    // Where each content id of the chunk first occurs: in the log, or earlier in this chunk (the
+    // chunks before are in the log by now, so the map lives for one chunk; a dry run commits
+    // nothing, so there it lives for the run).
+    const firstAt = this.writable ? new Map<string, string>() : this.dryFirstAt;
+    for (const p of chunk) this.markRepeat(p, firstAt);
     if (!this.writable) {
       for (const p of chunk) {
         const key = p.event.recordId;
@@ -643,17 +648,17 @@ class ImportRun {
    * occurrence of its own, so it gets `@<line>` after the id. The same line read again (a re-read
    * from the start) and a copy of the file under another path still find their first id present.
    */
-  private markRepeat(p: Pending): void {
+  private markRepeat(p: Pending, firstAt: Map<string, string>): void {
     const id = p.event.recordId;
     // Only ids made from the record's content (readerKit.contentId): a source's own id met again
     // (Gemini CLI appends a message again as it changes) is the same record.
     if (p.line === undefined || !id.startsWith(CONTENT_ID_PREFIX)) return;
     const here = `${p.path}\u0000${p.line}`;
-    let first = this.firstAt.get(id);
+    let first = firstAt.get(id);
     if (first === undefined) {
       const row = this.sql.firstAt.get(this.reader.source, id) as { path: string | null; line: number | null } | undefined;
       first = row?.path != null && row.line != null ? `${row.path}\u0000${row.line}` : here;
-      this.firstAt.set(id, first);
+      firstAt.set(id, first);
     }
     if (first !== here && first.startsWith(`${p.path}\u0000`)) p.event = { ...p.event, recordId: `${id}@${p.line}` };
   }

@@ -384,3 +384,20 @@ test('a record repeated byte for byte later in its file is an occurrence of its 
     h.dispose();
   }
 });
+
+test('a dry run counts a record repeated in a later chunk of its file as new, as the import then appends it', async () => {
+  const h = fakeHome();
+  const log = openLog(h.dbPath);
+  try {
+    const file = mainFile(h.home);
+    const mode = JSON.stringify({ type: 'permission-mode', permissionMode: 'default', sessionId: SESSION });
+    writeFileSync(file, [mode, userLine('d-0001', 'one'), userLine('d-0002', 'two'), mode].join('\n') + '\n');
+    const dry = await importFiles(log, claudeCodeReader, [file], { dryRun: true, chunkEvents: 2 });
+    const real = await importFiles(log, claudeCodeReader, [file], { chunkEvents: 2 });
+    assert.equal(real.appended, 4);
+    assert.equal(dry.appended, real.appended);
+  } finally {
+    log.close();
+    h.dispose();
+  }
+});

@@ -743,7 +743,7 @@ export const TOKEN_FAMILIES: readonly Family[] = [
   { type: 'pinecone_key', source: `pcsk_[${B62}_]{40,}` },
   { type: 'supabase_key', source: `sbp_[a-f0-9]{40}|sb_secret_[${B62}_-]{20,}` },
   { type: 'tencent_key', source: `AKID[${B62}]{32}(?![${B62}])` },
-  // a Facebook app access token: the app id, `|` (or `%7C` in a URL), the app secret
+  // a Facebook app access token: the app id, `|`, the app secret (URL-encoded as `%7C` it is left to its name)
   { type: 'facebook_token', source: `\\d{15,16}\\|[${B62}_-]{27,40}(?![${B62}_-])`, keep: (t) => !looksRandom(t.slice(t.indexOf('|') + 1), 24) },
   { type: 'authress_key', source: `(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\\.[A-Za-z0-9]{4,6}\\.acc[_-][A-Za-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}` },
   { type: 'bitbucket_token', source: `ATBB[${B62}]{24,}(?![${B62}])` },
@@ -800,14 +800,12 @@ export const TOKEN_ANCHORS: readonly string[] = [
 const TOKEN_ANCHOR = new RegExp(TOKEN_ANCHORS.join('|'), 'g');
 
 /**
- * Anchors that start with a character none of TOKEN_ANCHORS starts with (a lower-case letter, `F`,
- * `|`, `%`): in that regex they would slow its scan of every text about 2.5x (V8 scans for the set of
- * first characters), so they are a rule of their own, run only on a text holding one of RARE_TOKEN_NEEDS.
+ * Anchors kept out of TOKEN_ANCHORS: added there (a lower-case first letter, `|`, the long literals),
+ * together they slowed its scan of every text about 2.5x (V8 scans for the set of first characters),
+ * so they are a rule of their own, run only on a text holding one of RARE_TOKEN_NEEDS.
  */
-const RARE_TOKEN_ANCHORS: readonly string[] = [
-  String.raw`dapi(?=[0-9a-f]{32})|A{22}|IQoJb3JpZ2luX2Vj|\|(?<=\d{15}\|)`,
-];
-const RARE_TOKEN_ANCHOR = new RegExp(RARE_TOKEN_ANCHORS.join('|'), 'g');
+const RARE_TOKEN_ANCHOR_SOURCE = String.raw`dapi(?=[0-9a-f]{32})|A{22}|IQoJb3JpZ2luX2Vj|\|(?<=\d{15}\|)`;
+const RARE_TOKEN_ANCHOR = new RegExp(RARE_TOKEN_ANCHOR_SOURCE, 'g');
 // Each literal costs a string search of every text: the pre-2020 STS prefix (FwoGZXIvYXdz) and the
 // URL-encoded `%7C` of a Facebook token are left to their names (AWS_SESSION_TOKEN=, access_token=).
 const RARE_TOKEN_NEEDS = ['|', 'dapi', 'A'.repeat(22), 'IQoJb3JpZ2luX2Vj'];
@@ -1060,7 +1058,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   },
   { type: 'k8s_secret', apply: redactKubernetesSecrets, trigger: /kind"?[ \t]*:[ \t]*"?secret/i, atWord: /secret(?<=kind"?[ \t]*:[ \t]*"?secret)/iy },
   { type: 'token', apply: (text, mark) => redactTokens(text, mark), trigger: new RegExp(TOKEN_ANCHORS.join('|')) },
-  { type: 'token', apply: (text, mark) => redactTokens(text, mark, RARE_TOKEN_ANCHOR), trigger: new RegExp(RARE_TOKEN_ANCHORS.join('|')), needs: RARE_TOKEN_NEEDS },
+  { type: 'token', apply: (text, mark) => redactTokens(text, mark, RARE_TOKEN_ANCHOR), trigger: new RegExp(RARE_TOKEN_ANCHOR_SOURCE), needs: RARE_TOKEN_NEEDS },
   {
     type: 'aws_secret_key',
     pattern: /(aws_?secret(?:_?access)?_?key["']?[ \t]*[:=][ \t]*["']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,

@@ -327,7 +327,21 @@ class Workbench {
     const suggest = this.page.locator('.interactive-input-part .suggest-widget.visible');
     if (await suggest.count()) await this.page.keyboard.press('Escape');
     await this.page.keyboard.press('Enter');
-    await waitFor(async () => (await this.chatResponseRows().count()) > before, { timeoutMs, what: `a chat response to "${message}"` });
+    // The focus can still move after the input held the message (seen in CI: the reveal above took
+    // it and Enter went to the Explorer; the message sat unsent until the timeout). A sent message
+    // leaves the input at once, so one still there after a few seconds was not sent: focus the
+    // input again and send it again.
+    let pressed = Date.now();
+    await waitFor(async () => {
+      if ((await this.chatResponseRows().count()) > before) return true;
+      if (Date.now() - pressed > 3000 && (await holds())) {
+        await input.click();
+        await this.page.keyboard.press('End');
+        await this.page.keyboard.press('Enter');
+        pressed = Date.now();
+      }
+      return false;
+    }, { timeoutMs, what: `a chat response to "${message}"` });
     return this.waitForChatResponse({ timeoutMs, waitFor: until });
   }
 

@@ -314,9 +314,13 @@ class Workbench {
     // the message.
     const wanted = message.replace(/\s+/g, ' ').trim();
     const holds = async () => (await input.innerText()).replace(/\s+/g, ' ').trim() === wanted;
-    await waitFor(async () => {
+    /** Clicks the input; true when the focus is there afterwards (keys pressed now reach it). */
+    const focusInput = async () => {
       await input.click();
-      if (!(await this.page.evaluate(() => document.activeElement?.closest('.interactive-input-part') != null))) return false;
+      return this.page.evaluate(() => document.activeElement?.closest('.interactive-input-part') != null);
+    };
+    await waitFor(async () => {
+      if (!(await focusInput())) return false;
       await this.page.keyboard.press('Control+A');
       await this.page.keyboard.press('Backspace');
       // Inserted, not typed key by key: typed, "@scroll " can race the participant suggestions and
@@ -334,9 +338,7 @@ class Workbench {
     let pressed = Date.now();
     await waitFor(async () => {
       if ((await this.chatResponseRows().count()) > before) return true;
-      if (Date.now() - pressed > 3000 && (await holds())) {
-        await input.click();
-        await this.page.keyboard.press('End');
+      if (Date.now() - pressed > 3000 && (await holds()) && (await focusInput())) {
         await this.page.keyboard.press('Enter');
         pressed = Date.now();
       }

@@ -115,8 +115,11 @@ for (const target of sizes) {
     bulkRuns.floor.push([performance.now() - t, cpuMs(process.cpuUsage(c))]);
     db.close();
   };
-  const oursRun = async (round) => {
-    const blog = EventLog.open({ path: join(dir, `bulk-${round}`, 'scroll.db') });
+  // `inline`: a bound, not an option: every event stored in its row, no payload file written (the
+  // threshold above any event), to show what the payload files cost next to the rest.
+  const inlineRuns = [];
+  const oursRun = async (round, inline = false) => {
+    const blog = EventLog.open({ path: join(dir, `bulk${inline ? '-inline' : ''}-${round}`, 'scroll.db'), ...(inline ? { payloadThreshold: Number.MAX_SAFE_INTEGER } : {}) });
     const c = process.cpuUsage();
     const t = performance.now();
     const bulk = blog.beginBulk();
@@ -127,9 +130,14 @@ for (const target of sizes) {
     }
     for (const p of inFlight) await p;
     await bulk.commit(); // includes syncing the payload files
-    bulkRuns.ours.push([performance.now() - t, cpuMs(process.cpuUsage(c))]);
-    preparedOn = `${bulk.preparedOn}: ${bulk.prepared.worker} batches there, ${bulk.prepared.here} here`;
+    (inline ? inlineRuns : bulkRuns.ours).push([performance.now() - t, cpuMs(process.cpuUsage(c))]);
     if (blog.maxSeq() !== events.length) throw new Error(`bulk ingest stored ${blog.maxSeq()} of ${events.length} events`);
+    if (inline) {
+      if (blog.payloads.stats().count !== 0) throw new Error('the bulk ingest without payload files wrote some');
+      blog.close();
+      return;
+    }
+    preparedOn = `${bulk.preparedOn}: ${bulk.prepared.worker} batches there, ${bulk.prepared.here} here`;
     blog.close();
     bulkPaths.push(join(dir, `bulk-${round}`, 'scroll.db'));
   };
@@ -167,11 +175,15 @@ for (const target of sizes) {
   settle();
   await oursRun(0);
   settle();
+  await oursRun(0, true);
+  settle();
   rawOneTxRun(0);
   settle();
   rawOneTxRun(1);
   settle();
   floorTunedRun(0);
+  settle();
+  await oursRun(1, true);
   settle();
   await oursRun(1);
   settle();
@@ -346,6 +358,8 @@ for (const target of sizes) {
   console.log(`${'bulk ingest (wall)'.padEnd(30)}${fmt(bulkWall[0] / 1000).padStart(14)}${fmt(bulkWall[1] / 1000).padStart(14)}  s         throughput ${bulkRatio.toFixed(2)}x of floor (target >= 0.65 with the hash chain; scroll ingest's path, preparation on ${preparedOn}; mean of 2 runs each)`);
   const rawWall = rawRuns.reduce((a, b) => a + b, 0) / rawRuns.length;
   console.log(`${'  same SQL, raw, one tx'.padEnd(30)}${fmt(rawWall / 1000).padStart(14)}${fmt(bulkWall[1] / 1000).padStart(14)}  s         throughput ${(bulkWall[1] / rawWall).toFixed(2)}x of floor (the bulk path's SQL alone: one transaction, no EventLog work; mean of 2 runs)`);
+  const inlineWall = inlineRuns.reduce((a, r) => a + r[0], 0) / inlineRuns.length;
+  console.log(`${'  without payload files'.padEnd(30)}${fmt(inlineWall / 1000).padStart(14)}${fmt(bulkWall[1] / 1000).padStart(14)}  s         throughput ${(bulkWall[1] / inlineWall).toFixed(2)}x of floor (a bound, not an option: the same bulk ingest with every event in its row, no payload file written; mean of 2 runs)`);
   const tunedWall = tunedRuns.reduce((a, b) => a + b, 0) / tunedRuns.length;
   console.log(`${'  floor, same buffer, one tx'.padEnd(30)}${''.padStart(14)}${fmt(tunedWall / 1000).padStart(14)}  s         (for comparison: the floor given our FTS5 buffer size and one transaction; bulk ingest is ${(tunedWall / bulkWall[0]).toFixed(2)}x of it)`);
   console.log(`${'  of which the hash chain'.padEnd(30)}${fmt(chainHashWall / 1000, 3).padStart(14)}${''.padStart(14)}  s         ${(100 * chainHashWall / bulkWall[0]).toFixed(1)} % of bulk ingest (chainHash over the ${chainRows.length} stored rows alone; cpu ${fmt(chainHashCpu / 1000, 3)} s)`);

@@ -19,7 +19,7 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, wri
 import { InvalidInputError, errorMessage } from '../errors';
 
 /** Goes into every redacted event's `meta.redaction`: bump it whenever the rules change what they catch. */
-export const REDACTION_RULESET_VERSION = '3';
+export const REDACTION_RULESET_VERSION = '4';
 
 /** Builds the text that replaces `secret` (found by a rule of `type`). */
 export type Marker = (type: string, secret: string) => string;
@@ -253,8 +253,10 @@ function classifyName(name: string): Strength {
     const before = j > 0 ? words[j - 1] : '';
     let strength: Strength = 'none';
     if (w === 'key' || w === 'keys') {
-      if (w === 'keys' || NEGATING_QUALIFIERS.has(before)) return 'none';
-      strength = SECRET_KEY_QUALIFIERS.has(before) ? 'strong' : 'weak';
+      // Segment's, Amplitude's `write_key`/`writeKey` (a generated value); `readKey()` is a call, not a name.
+      if (w === 'key' && (before === 'write' || before === 'read')) strength = 'weak';
+      else if (w === 'keys' || NEGATING_QUALIFIERS.has(before)) return 'none';
+      else strength = SECRET_KEY_QUALIFIERS.has(before) ? 'strong' : 'weak';
     } else if (w === 'token' && (before === 'api' || before === 'access' || before === 'auth' || before === 'refresh' || before === 'session' || before === 'bearer' || before === 'id' || before === 'oauth' || before === 'security')) {
       strength = 'strong';
     } else if (isStrongWord(w)) {
@@ -292,11 +294,13 @@ const BT = '`';
 /** After a strong word: the rest of the name, blanks, then 3 characters of a value, maybe quoted (`password s3cr3t`, `--passphrase 'ab…'`). */
 const STRONG_THEN_VALUE = String.raw`[\w.-]{0,${MAX_NAME}}(?:\\?["'${BT}\]]){0,2}[ \t]+(?:\\?["'${BT}])?[^\s"'${BT}\\]{3}`;
 /** After any word: the rest of the name, then a separator (`key=`, `"api_key":`, `token ?=`, `<password>`, `key="x" value=`). */
-const NAME_THEN_SEPARATOR = String.raw`[\w.-]{0,${MAX_NAME}}(?<!\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf))(?:\\?["'${BT}\]]){0,2}(?:[ \t]*[=:,>!?<+]|[ \t]+value[ \t]*=)`;
+const NAME_THEN_SEPARATOR = String.raw`[\w.-]{0,${MAX_NAME}}(?<!\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf))(?:\\?["'${BT}\]]){0,2}(?:[ \t]*[=:,>!?<+]|[ \t]+value[ \t]*=|\([ \t]*["'${BT}])`;
 const ANY_NAME_WORD = '(?:pass|pwd|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z]))';
 const FLAG_WORD = '(?:key|cred|private|auth|dockerc)';
 /** After a flag's word: the rest of the flag, then a blank (`--api-key v`, `--credentials v`). */
 const FLAG_THEN_BLANK = String.raw`[\w.-]{0,${MAX_NAME}}[ \t]`;
+/** A setting's name after a config setter (CONFIG_SETTER: `atlas config set private_api_key v`), then a blank. */
+const CONFIGURED_THEN_BLANK = String.raw`(?<=\b(?:config|configure)[ \t]+(?:set[ \t]+|(?:--[\w=./-]+[ \t]+)*)[\w.-]{0,${MAX_NAME}}${ANY_NAME_WORD})[\w.-]{0,${MAX_NAME}}[ \t]`;
 /**
  * The scanner's pre-test: a word of a name, the rest of the name, then what the scanner accepts
  * after a name: a separator, `value=` (an XML attribute), blanks and a value (strong words only:
@@ -305,7 +309,7 @@ const FLAG_THEN_BLANK = String.raw`[\w.-]{0,${MAX_NAME}}[ \t]`;
  * check it skips nothing the scanner would change.
  */
 const NAME_WORD_TRIGGER = new RegExp(
-  `(?:pass|pwd|secret|token|apikey|accesskey|secretkey)${STRONG_THEN_VALUE}|${ANY_NAME_WORD}${NAME_THEN_SEPARATOR}|-[\\w.-]{0,${MAX_NAME}}${FLAG_WORD}${FLAG_THEN_BLANK}`,
+  `(?:pass|pwd|secret|token|apikey|accesskey|secretkey)${STRONG_THEN_VALUE}|${ANY_NAME_WORD}${NAME_THEN_SEPARATOR}|-[\\w.-]{0,${MAX_NAME}}${FLAG_WORD}${FLAG_THEN_BLANK}|${ANY_NAME_WORD}${CONFIGURED_THEN_BLANK}`,
   'i',
 );
 /**
@@ -314,7 +318,7 @@ const NAME_WORD_TRIGGER = new RegExp(
  * characters), a flag from its word back to its `-`.
  */
 const NAME_WORD_AT_WORD = new RegExp(
-  `(?:pass|pwd|secret|token|key(?<=apikey|accesskey))${STRONG_THEN_VALUE}|${ANY_NAME_WORD}${NAME_THEN_SEPARATOR}|(?<=-[\\w.-]{0,${MAX_NAME}})${FLAG_WORD}${FLAG_THEN_BLANK}`,
+  `(?:pass|pwd|secret|token|key(?<=apikey|accesskey))${STRONG_THEN_VALUE}|${ANY_NAME_WORD}${NAME_THEN_SEPARATOR}|(?<=-[\\w.-]{0,${MAX_NAME}})${FLAG_WORD}${FLAG_THEN_BLANK}|${ANY_NAME_WORD}${CONFIGURED_THEN_BLANK}`,
   'iy',
 );
 
@@ -454,8 +458,8 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   if (/^https?:\/\/[^\s@]*$/.test(v)) return false; // a URL without credentials (the URL rule handles those)
   if (strength === 'weak' || (how.quotedName && !how.quoted)) {
     // `"password": password` in a dict or object literal is a variable unless it looks generated.
-    if (UUID.test(v) && strength === 'weak') return false;
-    if (/^key$/i.test(how.name) && HEX_DIGEST.test(v)) return false;
+    if (UUID.test(v) && strength === 'weak' && !how.paired) return false;
+    if (/^key$/i.test(how.name) && HEX_DIGEST.test(v) && !how.paired) return false;
     return looksRandom(v, 16) || (strength === 'weak' && isBase64Credentials(v)) || (v.length >= 32 && /^[A-Za-z0-9+/=_-]+$/.test(v) && shannon(v) >= 4);
   }
   // Strong names: anything written as a literal, unless it is prose, a type or code.
@@ -480,7 +484,8 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   if (how.sep === ' ') {
     // `--token abc123`, `.netrc`'s `password s3cr3t`, `aws configure set aws_secret_access_key <generated>`;
     // not `password field`, `token sqlite3 database`, `--password PASSWORD`.
-    if (/^[A-Z][A-Z0-9_]*$/.test(v) || /^[-[*&({<]/.test(v) || /[:=]$/.test(v)) return false;
+    // (`=` ends a label unless it pads a long generated value: base64 `…==`)
+    if (/^[A-Z][A-Z0-9_]*$/.test(v) || /^[-[*&({<]/.test(v) || /:$/.test(v) || (/=$/.test(v) && !(/^[A-Za-z0-9+/._:-]{16,}={1,2}$/.test(v) && looksRandom(v.replace(/=+$/, ''))))) return false;
     return looksRandom(v) || ((how.flag || how.lineMode) && secretLike(v)) || (how.netrc && v.length >= 4);
   }
   // In code, an unquoted right-hand side is an expression: `id_token = result`, `token = 1*tchar`.
@@ -500,11 +505,16 @@ interface ValueContext {
   flag: boolean;
   /** The line is a `.netrc` entry (`machine … login … password …`). */
   netrc: boolean;
+  /** The same line names a user (`{"username": "…", "key": "…"}`): a weak name's hex or UUID value is a credential too. */
+  paired?: boolean;
   name: string;
   next: string;
 }
 
 /** Names whose value may follow after blanks alone (`password s3cr3t`, `--token abc`): not `private`, `credentials`, `auth`. */
+/** Before a setting's name: `npm config set`, `yc config set`, `aws configure set`, `git config --global`. */
+const CONFIG_SETTER = /(?:^|[\s;&|(])(?:[\w.-]+[ \t]+)?(?:config|configure)[ \t]+(?:set[ \t]+|(?:--(?:global|local|system|file[ \t=]+\S+)[ \t]+)*)$/;
+
 function blankSeparated(name: string): boolean {
   return nameWords(name).some((w) => /pass|pwd|secret|token|apikey|accesskey|secretkey/.test(w) && w !== 'tokens' && w !== 'secrets');
 }
@@ -562,19 +572,25 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     // `define('DB_PASSWORD', '…')`, `headers.set("X-Api-Key", "…")`, Elixir's `fetch_env.("SECRET", "…")`:
     // a quoted name as a call's first argument.
     const setter = quotedName && /[\w$]\.?\([ \t]*$/.test(text.slice(Math.max(0, openQuote - 8), openQuote));
-    const sep = attr ? { end: p + attr[0].length, sep: '=' } : readSeparator(text, p, setter, xml);
+    // `client.setApiKey("…")`, `.withToken('…')`: a literal handed to a call named for a secret.
+    const call = !quotedName && text[p] === '(' ? /^\([ \t]*(?=["'`])/.exec(text.slice(p, p + 8)) : null;
+    const sep = attr ? { end: p + attr[0].length, sep: '=' } : call ? { end: p + call[0].length, sep: '(' } : readSeparator(text, p, setter, xml);
     if (!sep) continue;
     // `type CipherKey = …`, `class TokenStore:`, `interface Secret {`: declarations, not values.
     if (/(?:^|[^\w])(?:type|interface|class|enum|struct|def|function|func|fn|trait|impl|namespace|module)[ \t]+$/.test(text.slice(Math.max(0, s - 12), s))) continue;
     const name = text.slice(s, e);
-    // "public key: …", "max tokens: …", "next token = …": the word before counts.
-    const prev = /([A-Za-z]+)[ \t]$/.exec(text.slice(Math.max(0, s - 24), s));
-    const strength = nameStrength(prev && !quotedName ? `${prev[1]}_${name}` : name) === 'none' ? 'none' : nameStrength(name);
-    if (strength === 'none') continue;
+    // `npm config set`, `aws configure set`, `git config --global`: a setting's name, then its value after a blank.
+    const configured = !quotedName && !flag && CONFIG_SETTER.test(text.slice(Math.max(0, s - 40), s));
+    // "public key: …", "max tokens: …", "next token = …": the word before counts (not a config setter's `set`).
+    const prev = configured ? null : /([A-Za-z]+)[ \t]$/.exec(text.slice(Math.max(0, s - 24), s));
+    let strength = nameStrength(prev && !quotedName ? `${prev[1]}_${name}` : name) === 'none' ? 'none' : nameStrength(name);
+    if (strength === 'none' || (call && strength !== 'strong')) continue;
+    // A call's literal must look generated, as a weak name's value does (`setPassword("Enter it")` is text).
+    if (call) strength = 'weak';
     // After blanks alone: a strong name's value, and a generated value of a `--key` or `--auth` flag
     // (`netlify deploy --auth <token>`; the weak branch of secretValue wants it generated).
     const weakFlag = flag && strength === 'weak' && nameWords(name).some((w) => w === 'key' || w === 'auth');
-    if (sep.sep === ' ' && !(strength === 'strong' && (flag || blankSeparated(name))) && !weakFlag) continue;
+    if (sep.sep === ' ' && !(strength === 'strong' && (flag || configured || blankSeparated(name))) && !weakFlag) continue;
     // A value may follow a type annotation: `password: str = "…"`, `token: string = '…'`.
     let vp = sep.end;
     if (sep.sep === ':' || sep.sep === ' ') {
@@ -614,7 +630,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     const passwordish = nameWords(name).some((w) => /pass|pwd|pin/.test(w));
     const spaced = /[ \t]$/.test(text.slice(p, sep.end - sep.sep.length) + (sep.sep === ' ' ? ' ' : '')) && /^[ \t]/.test(text.slice(sep.end, sep.end + 1));
     const netrc = sep.sep === ' ' && /(?:\bmachine[ \t]+\S+|\bdefault|\blogin[ \t]+\S+)\s+$/.test(text.slice(Math.max(0, s - 200), s));
-    if (secretValue(secret, strength, { spaced, quoted: value.quoted, quotedName, sep: sep.sep, lineMode, passwordish, flag, netrc, name, next })) {
+    const paired = strength === 'weak' && (sep.sep === ':' || sep.sep === '=') && namesUser(text, s, value.after);
+    if (secretValue(secret, strength, { spaced, quoted: value.quoted, quotedName, sep: sep.sep, lineMode, passwordish, flag: flag || configured, netrc, paired, name, next })) {
       let trimmed = secret.replace(/\s+$/, '');
       if (sep.sep === ' ') trimmed = trimmed.replace(/[.,:;!?)]+$/, '');
       found.push({ start: vs, end: vs + trimmed.length, secret: trimmed });
@@ -622,6 +639,16 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     }
   }
   return splice(text, found, 'secret', mark);
+}
+
+/** A user's name as a field of the same line as the value at `s`..`after` (kaggle.json's `"username"`, a `user=` beside `key=`). */
+const USER_FIELD = /(?:^|[^\w.-])["']?(?:user(?:_?name)?|login|email|account(?:_?id)?|client_?id)["']?[ \t]*[:=]/i;
+function namesUser(text: string, s: number, after: number): boolean {
+  let ls = s;
+  while (ls > 0 && s - ls < 200 && text[ls - 1] !== '\n') ls--;
+  let le = after;
+  while (le < text.length && le - after < 200 && text[le] !== '\n') le++;
+  return USER_FIELD.test(text.slice(ls, s)) || USER_FIELD.test(text.slice(after, le));
 }
 
 function splice(text: string, found: Found[], type: string, mark: Marker): string {
@@ -650,11 +677,20 @@ interface Family {
 /** `pk_live_…` bodies, `abc_test_…` and other prefixes must look generated: identifiers do not. */
 const bodyAfterPrefix = (token: string): boolean => !looksRandom(token.replace(/^[A-Za-z0-9]+[_-](?:(?:live|test|prod|sandbox|v\d)[_-])?/, ''), 16);
 
-/** The generic vendor shape: kept unless its last part is generated (upper, lower and digits, no words); digests' names never. */
+/**
+ * The generic vendor shape: kept unless what follows its prefix is generated — 32 or more letters and
+ * digits (its last run 24 or more, not hex: digests and ids) of at least two kinds, in short runs (no
+ * words); digests' names never.
+ */
 function keepGeneric(token: string): boolean {
   if (/^(?:sha\d*|md5|blake2[bs]?|crc\d*|xxh\d*)[_-]/i.test(token)) return true;
   const body = /[A-Za-z0-9]+$/.exec(token)![0];
-  return !(/[a-z]/.test(body) && /[A-Z]/.test(body) && /\d/.test(body) && looksRandom(body, 32));
+  const generated = token.slice(/^[A-Za-z0-9]+[_-]/.exec(token)![0].length).replace(/[_-]/g, '');
+  if (body.length < 24 || generated.length < 32 || /^[0-9a-fA-F]+$/.test(body)) return true;
+  // One case and digits (`hcaik_…`): random runs of 26 letters are longer than looksRandom's words allow,
+  // so a long run of them is told by its entropy and its digits instead.
+  const digits = generated.replace(/\D/g, '').length;
+  return !(looksRandom(generated, 32) || (/^(?:[a-z0-9]+|[A-Z0-9]+)$/.test(generated) && digits >= generated.length * 0.1 && shannon(generated) >= 4.3));
 }
 
 function decodes(token: string, test: RegExp): boolean {
@@ -763,15 +799,16 @@ export const TOKEN_FAMILIES: readonly Family[] = [
   { type: 'jwt', source: `ZXlK[${B62}+/]{60,}={0,2}`, keep: (t) => !decodes(t.slice(0, 400), /^eyJ[\w-]+\.[\w-]+/) },
   { type: 'jwt', source: `eyJ[${B62}_-]{8,}\\.[${B62}_-]{8,}\\.[${B62}_-]*(?:\\.[${B62}_-]+){0,2}` },
   // `<vendor>_<live|test|prod>_<generated>` and `<…sk|key|pat|tok>_<generated>`: unknown vendors with the usual shapes
-  { type: 'api_key', source: `[a-z][a-z0-9]{1,15}_(?:live|test|prod|sandbox)_[${B62}]{16,}`, keep: bodyAfterPrefix },
+  { type: 'api_key', source: `[a-z][a-z0-9]{1,15}_(?:live|test|prod|sandbox)_[${B62}]{16,}|(?<![${B62}_-])(?:live|test)_[${B62}]{24,}(?![${B62}_-])`, keep: bodyAfterPrefix },
   { type: 'api_key', source: `[a-z]{0,8}(?:sk|key|pat|tok|token|secret|api|pw|pwd|sec)[_-][${B62}]{24,}(?![${B62}_-])`, keep: bodyAfterPrefix },
   // Any other vendor's `<prefix>_<generated>` (`figd_…`, `bkua_…`, `tskey-auth-…-…`, `CFPAT-…`): a short word, at
-  // most two short parts, then 32 or more generated characters of all three kinds. Ids that look like this
-  // (`toolu_…`, `msg_…`, `call_…`, Stripe's `cus_…`) are shorter; OpenAI's `resp_…`/`rs_…` are hex (keepGeneric).
+  // most two short parts, then 32 or more generated characters of two or three kinds (`hcaik_` + lower case and
+  // digits, `pk_<n>_` + upper case and digits). Ids that look like this (`toolu_…`, `msg_…`, `call_…`, Stripe's
+  // `cus_…`) are shorter; OpenAI's `resp_…`/`rs_…` are hex (keepGeneric).
   {
     type: 'api_key',
     // Never starting inside a base64url run (`…-abc_<32 more>` at the end of an encrypted blob).
-    source: `(?<![${B62}_-])(?:[A-Za-z][a-z0-9]{1,7}|[A-Z][A-Z0-9]{1,7})[_-](?:[${B62}]{1,16}[_-]){0,2}[${B62}]{32,}(?![${B62}_+/=-])`,
+    source: `(?<![${B62}_-])(?:[A-Za-z][a-z0-9]{1,7}|[A-Z][A-Z0-9]{1,7})[_-](?:[${B62}]{1,24}[_-]){0,2}[${B62}]{24,}(?![${B62}_+/=-])`,
     keep: keepGeneric,
   },
 ];
@@ -810,6 +847,9 @@ const RARE_TOKEN_ANCHOR = new RegExp(RARE_TOKEN_ANCHOR_SOURCE, 'g');
 // URL-encoded `%7C` of a Facebook token are left to their names (AWS_SESSION_TOKEN=, access_token=).
 const RARE_TOKEN_NEEDS = ['|', 'dapi', 'A'.repeat(22), 'IQoJb3JpZ2luX2Vj'];
 const TOKEN_TAIL = /[A-Za-z0-9_-]*/y;
+/** A short word and its `_` or `-` right before a token, the word starting the run: `dckr_` in `dckr_pat_…`. */
+const TOKEN_HEAD = /(?:^|[^A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9]{1,7}[_-])$/;
+const GENERIC_START = /^(?:sk|key|pat|tok|token|secret|api|pw|pwd|sec)[_-]/i;
 /** The characters a token is made of: where its start may be, looking left from an anchor. */
 const TOKEN_CHAR = /[A-Za-z0-9_\-.~+/=:]/;
 
@@ -838,7 +878,13 @@ function redactTokens(text: string, mark: Marker, anchor: RegExp = TOKEN_ANCHOR)
         TOKEN_TAIL.lastIndex = end;
         end += TOKEN_TAIL.exec(text)![0].length;
       }
-      found.push({ start: k, end, secret: text.slice(k, end), type: family.type });
+      // Its head too, when it starts with a generic word (`pat_…`, `key-…`): the vendor's short word
+      // before it (`dckr_pat_…`). A vendor's own prefix (`ghp_…` in `call_ghp_…`) starts the token.
+      let begin = k;
+      const generic = family.type === 'api_key' && GENERIC_START.test(t[0]);
+      const head = generic && k >= 2 && (text[k - 1] === '_' || text[k - 1] === '-') ? TOKEN_HEAD.exec(text.slice(Math.max(covered, k - 10), k)) : null;
+      if (head) begin = k - head[1].length;
+      found.push({ start: begin, end, secret: text.slice(begin, end), type: family.type });
       covered = end;
       break;
     }
@@ -953,9 +999,18 @@ function redactAuthorization(text: string, mark: Marker): string {
       return bearer + mark('bearer_token', bare);
     }
     if (head === undefined || scheme === undefined) return all;
+    // `Authorization: key=<server key>` (Firebase's legacy FCM): the label stays.
+    if (gap === undefined && cred !== undefined && cred.startsWith('=') && /^(?:key|token|api[-_]?key)$/i.test(scheme)) {
+      const v = cred.slice(1);
+      if (v.includes(MARKER_PREFIX) || notALiteral(v) || v.length < 8 || !(looksRandom(v, 16) || secretLike(v))) return all;
+      return head + scheme + '=' + mark('bearer_token', v);
+    }
     if (gap !== undefined && cred !== undefined) {
       // `Authorization: Basic dXNlcjpwYXNz`, `Authorization: Bearer eyJ…`, `Authorization: token ghp_…`
       if (cred.includes(MARKER_PREFIX) || notALiteral(cred) || cred.length < 8) return all;
+      // Rails' `Authorization: Token token=<v>` (PagerDuty): the label stays.
+      const labelled = /^((?:token|key)=)(.{8,})$/i.exec(cred);
+      if (labelled && !notALiteral(labelled[2])) return head + scheme + gap + labelled[1] + mark('bearer_token', labelled[2]);
       if (/^(?:basic)$/i.test(scheme)) return head + scheme + gap + mark('basic_auth', cred);
       if (/^(?:bearer|token|jwt|oauth|ssws|key|apikey|api-key|sharedkey|sharedaccesssignature|genieKey|splunk|klaviyo-api-key|zoho-oauthtoken|deepl-auth-key)$/i.test(scheme)) {
         return head + scheme + gap + mark('bearer_token', cred);
@@ -1030,6 +1085,9 @@ function redactCommands(text: string, mark: Marker): string {
   return out;
 }
 
+/** `expect "Password:"` (Tcl expect, pexpect's spawn scripts), then the `send` that answers it: the password. */
+const EXPECT_SEND_PASSWORD = /(\bexpect[ \t]+(?:-(?:re|ex|gl)[ \t]+)?["'{][^"'\n}]{0,60}(?:pass(?:phrase)?|assword)[^"'\n}]{0,20}["'}][^\n]*\r?\n[ \t]*send[ \t]+(?:--[ \t]+)?["'{])([^"'\n}\\]+)((?:\\[rn])*["'}])/gi;
+
 /** A `.pgpass` line: `host:port:database:user:password`. */
 const PGPASS_LINE = /^([\w.*-]+:(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:)(\S{3,})$/gm;
 
@@ -1070,6 +1128,15 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'bearer_token', apply: redactAuthorization, trigger: /authorization|bearer/i, atWord: /authorization|bearer/iy },
   { type: 'password', apply: redactCommands, trigger: COMMAND_TRIGGER },
   { type: 'password', apply: redactPgpass, trigger: /:(?<=(?:^|\n)[\w.*-]+:)(?=(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:\S{3})/ },
+  {
+    // An expect script answering a password prompt: `expect "password:"` then `send "…\r"`.
+    type: 'password',
+    pattern: EXPECT_SEND_PASSWORD,
+    secretGroup: 2,
+    keep: (v) => notALiteral(v) || /^\$/.test(v), // `$env(PASS)`, `$password`: a variable
+    trigger: /\bexpect[ \t][^\n]{0,80}(?:assword|[Pp]ass)/,
+    needs: ['expect'],
+  },
   { type: 'password', apply: redactCredentialCalls, trigger: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/i, atWord: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/iy },
   { type: 'secret', apply: scanAssignments, trigger: NAME_WORD_TRIGGER, atWord: NAME_WORD_AT_WORD },
 ];

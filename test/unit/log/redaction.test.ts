@@ -65,6 +65,18 @@ test('ordinary text and code that only looks similar is kept', () => {
     '  token: token,',
     'SECRET_KEY = os.environ["SECRET_KEY"]',
     'see the sk-learn-compatible-estimator-interface docs',
+    // rule set 4's new shapes, where they do not apply
+    'const k = readKey(file); writeKey(k, buf);',
+    'write_key = True',
+    'user.setPassword("Enter your password");',
+    'expect "login:"\nsend "admin\\r"',
+    'expect "Password:"\nsend "$env(PASS)\\r"',
+    '--sentinel-fuse NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+    'ls /nix/store/0c7qxc96hmd4w4rhwfg0yvsqz0h3kkmf-hello-2.12.1',
+    'git config --global user.name "Jane Doe"',
+    'npm config set registry https://registry.npmjs.org/',
+    '{"username": "jdoe", "key": "settings.theme"}',
+    'toolu_01A09q90qw90lq917835lq9 msg_01XFDUDYJgAACzvnptvVoYEL',
   ];
   for (const text of keep) assert.equal(r.redact(text), text);
 });
@@ -212,6 +224,10 @@ test('rule set 2: the pre-tests never skip a text some rule would change, nor do
     'db:5432:app:app:p4ssw0rd!', 'machine h login me password p4ss', 'sig=x9Ab3dE7fG2hJ4kL%2B', 'kind: Secret\ndata:\n  k: dmFsdWU=',
     '{"kty":"oct","k":"x9Ab3dE7fG2hJ4kLx9Ab"}', 'Authorization: Basic dXNlcjpwYXNz', 'Bearer x9Ab3dE7fG2hJ4kLmN', 'api_key.ts:12: x9Ab3dE7fG2hJ4kL',
     'KeyError: x9Ab3dE7fG2hJ4kL', 'token x9Ab3dE7fG2hJ4kL', "--passphrase 'ODaNtA2NA$65'", 'aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    // rule set 4: a config setter's name and value after blanks, a setter call, a user beside a key, an expect script
+    'atlas config set private_api_key e52020e0-131f-30fb-7193-7d64a227d35b', 'git config --global user.password s3cretPa55',
+    'client.setApiKey("Lk9vT2mQ8xR4wZ7pN3sB6yD1")', '{"username":"jdoe","key":"9b449ccc6ca76cdb75e3524337cbc62b"}',
+    'expect "*assword*"\nsend "s3cr3t\\r"', 'Authorization: key=AAAADnoDg-g:APA91bG3dgRu_grC5DGzZ', 'Authorization: Token token=u+ykF4vvD8FfkKsnPJIx',
   ];
   for (const text of edges) assert.equal(fast.redact(text), redactWithoutPretests(text), JSON.stringify(text));
   for (const text of randomTexts(ruleSet2Pieces(), 2026, 4)) {

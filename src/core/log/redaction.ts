@@ -1025,7 +1025,7 @@ function redactAuthorization(text: string, mark: Marker): string {
 }
 
 /** Password flags of common commands: `mysql -psecret`, `curl -u user:pw`, `sshpass -p pw`, `redis-cli -a pw`, … */
-const COMMANDS: Array<{ command: RegExp; flag: RegExp }> = [
+const COMMANDS: Array<{ command: RegExp; flag: RegExp; keep?: (value: string) => boolean }> = [
   { command: /\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mysqlcheck|mysqlpump|mariadb(?:-dump|-admin)?)\b/, flag: /(?<=[ \t])-p(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
   { command: /\b(?:curl|wget|httpie|xh)\b|\bhttps?[ \t]+(?:-|GET|POST|PUT|PATCH|DELETE|HEAD)/, flag: /(?<=[ \t])(?:-u|--user|-a|--auth)(?:[ \t]+|=)(?:(["'])[^:"'\n]*:([^"'\n]+)\1|[^\s:"'`]*:([^\s"'`;|&]+))/g },
   { command: /\bsshpass\b/, flag: /(?<=[ \t])-p[ \t]*(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
@@ -1040,6 +1040,13 @@ const COMMANDS: Array<{ command: RegExp; flag: RegExp }> = [
   { command: /\bnet[ \t]+use\b/i, flag: /\/user:\S+[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`\/*][^\s"'`]*))/gi },
   { command: /\bssh-keygen\b/, flag: /(?<=[ \t])-[NP][ \t]*(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g },
   { command: /\baz[ \t]+login\b/, flag: /(?<=[ \t])(?:-p|--password)(?:[ \t]+|=)(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g },
+  // Any other command given a user and then a password (`xcrun altool -u me -p …`, `unity -username u -password …`):
+  // the convention of most CLIs. A port (`docker run -u 1000 -p 8080:80`) or a word (`cp -u -p src`) is not a password.
+  {
+    command: /(?<=[ \t])(?:-u|-U|--user|--username|-username|-user)[ \t=]+[^\s-][^\n]*?[ \t]-(?:p|P|-password|password|pw|-pass)[ \t=]/,
+    flag: /(?<=[ \t])(?:-p|-P|--password|-password|-pw|--pass)(?:[ \t]+|=)(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g,
+    keep: (v) => /^[\d:./a-z-]*\d[\d:./a-z-]*$/.test(v) && /^\d/.test(v) || !(secretLike(v) || looksRandom(v)),
+  },
   { command: /\bhtpasswd\b/, flag: /(?<=[ \t])-[a-zA-Z]*b[a-zA-Z]*[ \t]+(?:-\S+[ \t]+)*\S+[ \t]+\S+[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
 ];
 /** A user and a password as a call's two string arguments: `smtp.login("me", "…")`, `auth=("api", "…")`, `HTTPBasicAuth('u', '…')`. */
@@ -1066,7 +1073,7 @@ function redactCommands(text: string, mark: Marker): string {
     if (s2 !== undefined) return `${e2}${q2}${mark('password', secret)}${q2}`;
     return `${e3}${mark('password', secret)}`;
   });
-  for (const { command, flag } of COMMANDS) {
+  for (const { command, flag, keep } of COMMANDS) {
     if (!command.test(out)) continue;
     out = out
       .split('\n')
@@ -1075,7 +1082,7 @@ function redactCommands(text: string, mark: Marker): string {
         flag.lastIndex = 0;
         return line.replace(flag, (all, _q: string | undefined, quoted: string | undefined, bare: string | undefined) => {
           const secret = quoted ?? bare ?? '';
-          if (secret.length < 2 || notALiteral(secret) || /^\$/.test(secret)) return all;
+          if (secret.length < 2 || notALiteral(secret) || /^\$/.test(secret) || keep?.(secret)) return all;
           const at = all.lastIndexOf(secret);
           return all.slice(0, at) + mark('password', secret) + all.slice(at + secret.length);
         });
@@ -1083,6 +1090,16 @@ function redactCommands(text: string, mark: Marker): string {
       .join('\n');
   }
   return out;
+}
+
+/** A credential handed to a command's auth or login subcommand: `snyk auth <uuid>`, `ngrok authtoken <token>`. */
+const AUTH_SUBCOMMAND = /((?:^|[;&|(]|\$)[ \t]*(?:sudo[ \t]+|npx[ \t]+|pnpm[ \t]+dlx[ \t]+)?[a-z][\w.-]*[ \t]+(?:auth|login|authtoken|auth-token)[ \t]+)([A-Za-z0-9][A-Za-z0-9._~+/=-]{15,})(?=[ \t\r]|$)/gm;
+
+function redactAuthSubcommands(text: string, mark: Marker): string {
+  AUTH_SUBCOMMAND.lastIndex = 0;
+  return text.replace(AUTH_SUBCOMMAND, (all, head: string, v: string) =>
+    !notALiteral(v) && (UUID.test(v) || /^[0-9a-f]{32,}$/i.test(v) || looksRandom(v, 16)) ? head + mark('secret', v) : all,
+  );
 }
 
 /** `expect "Password:"` (Tcl expect, pexpect's spawn scripts), then the `send` that answers it: the password. */
@@ -1136,6 +1153,12 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
     keep: (v) => notALiteral(v) || /^\$/.test(v), // `$env(PASS)`, `$password`: a variable
     trigger: /\bexpect[ \t][^\n]{0,80}(?:assword|[Pp]ass)/,
     needs: ['expect'],
+  },
+  {
+    type: 'secret',
+    apply: redactAuthSubcommands,
+    trigger: / (?:auth|login|authtoken|auth-token)[ \t]+[A-Za-z0-9][A-Za-z0-9._~+/=-]{15}/,
+    needs: [' auth ', ' login ', ' authtoken ', ' auth-token '],
   },
   { type: 'password', apply: redactCredentialCalls, trigger: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/i, atWord: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/iy },
   { type: 'secret', apply: scanAssignments, trigger: NAME_WORD_TRIGGER, atWord: NAME_WORD_AT_WORD },

@@ -77,6 +77,8 @@ test('ordinary text and code that only looks similar is kept', () => {
     'npm config set registry https://registry.npmjs.org/',
     '{"username": "jdoe", "key": "settings.theme"}',
     'toolu_01A09q90qw90lq917835lq9 msg_01XFDUDYJgAACzvnptvVoYEL',
+    'docker run -u 1000 -p 8080:80 nginx', 'cp -u -p src dst', 'psql -U postgres -p 5432 -h db',
+    'gcloud auth activate-service-account --key-file k.json', 'kubectl auth can-i create pods', 'docker login registry.example.com',
   ];
   for (const text of keep) assert.equal(r.redact(text), text);
 });
@@ -228,6 +230,7 @@ test('rule set 2: the pre-tests never skip a text some rule would change, nor do
     'atlas config set private_api_key e52020e0-131f-30fb-7193-7d64a227d35b', 'git config --global user.password s3cretPa55',
     'client.setApiKey("Lk9vT2mQ8xR4wZ7pN3sB6yD1")', '{"username":"jdoe","key":"9b449ccc6ca76cdb75e3524337cbc62b"}',
     'expect "*assword*"\nsend "s3cr3t\\r"', 'Authorization: key=AAAADnoDg-g:APA91bG3dgRu_grC5DGzZ', 'Authorization: Token token=u+ykF4vvD8FfkKsnPJIx',
+    'snyk auth af19d4ba-cff3-b084-b352-d3226038bec7', 'xcrun altool -f app.ipa -u dev@acme.com -p qkup-llgc-kqpb-qfoo',
   ];
   for (const text of edges) assert.equal(fast.redact(text), redactWithoutPretests(text), JSON.stringify(text));
   for (const text of randomTexts(ruleSet2Pieces(), 2026, 4)) {

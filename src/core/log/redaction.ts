@@ -300,7 +300,7 @@ const FLAG_WORD = '(?:key|cred|private|auth|dockerc)';
 /** After a flag's word: the rest of the flag, then a blank (`--api-key v`, `--credentials v`). */
 const FLAG_THEN_BLANK = String.raw`[\w.-]{0,${MAX_NAME}}[ \t]`;
 /** A setting's name after a config setter (CONFIG_SETTER: `atlas config set private_api_key v`), then a blank. */
-const CONFIGURED_THEN_BLANK = String.raw`(?<=\b(?:config|configure)[ \t]+(?:set[ \t]+|(?:--[\w=./-]+[ \t]+)*)[\w.-]{0,${MAX_NAME}}${ANY_NAME_WORD})[\w.-]{0,${MAX_NAME}}[ \t]`;
+const CONFIGURED_THEN_BLANK = String.raw`(?<=\b(?:config|configure)[ \t]+(?:set[ \t]+|(?:--[\w=./-]{1,40}[ \t]+){0,4})[\w.-]{0,${MAX_NAME}}${ANY_NAME_WORD})[\w.-]{0,${MAX_NAME}}[ \t]`;
 /**
  * The scanner's pre-test: a word of a name, the rest of the name, then what the scanner accepts
  * after a name: a separator, `value=` (an XML attribute), blanks and a value (strong words only:
@@ -513,7 +513,7 @@ interface ValueContext {
 
 /** Names whose value may follow after blanks alone (`password s3cr3t`, `--token abc`): not `private`, `credentials`, `auth`. */
 /** Before a setting's name: `npm config set`, `yc config set`, `aws configure set`, `git config --global`. */
-const CONFIG_SETTER = /(?:^|[\s;&|(])(?:[\w.-]+[ \t]+)?(?:config|configure)[ \t]+(?:set[ \t]+|(?:--(?:global|local|system|file[ \t=]+\S+)[ \t]+)*)$/;
+const CONFIG_SETTER = /(?:^|[\s;&|(])(?:[\w.-]{1,40}[ \t]+)?(?:config|configure)[ \t]+(?:set[ \t]+|(?:--(?:global|local|system|file[ \t=]+\S{1,200})[ \t]+){0,4})$/;
 
 function blankSeparated(name: string): boolean {
   return nameWords(name).some((w) => /pass|pwd|secret|token|apikey|accesskey|secretkey/.test(w) && w !== 'tokens' && w !== 'secrets');
@@ -1043,7 +1043,7 @@ const COMMANDS: Array<{ command: RegExp; flag: RegExp; keep?: (value: string) =>
   // Any other command given a user and then a password (`xcrun altool -u me -p …`, `unity -username u -password …`):
   // the convention of most CLIs. A port (`docker run -u 1000 -p 8080:80`) or a word (`cp -u -p src`) is not a password.
   {
-    command: /(?<=[ \t])(?:-u|-U|--user|--username|-username|-user)[ \t=]+[^\s-][^\n]*?[ \t]-(?:p|P|-password|password|pw|-pass)[ \t=]/,
+    command: /(?<=[ \t])(?:-u|-U|--user|--username|-username|-user)[ \t=]+[^\s-][^\n]{0,300}?[ \t]-(?:p|P|-password|password|pw|-pass)[ \t=]/,
     flag: /(?<=[ \t])(?:-p|-P|--password|-password|-pw|--pass)(?:[ \t]+|=)(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g,
     keep: (v) => /^[\d:./a-z-]*\d[\d:./a-z-]*$/.test(v) && /^\d/.test(v) || !(secretLike(v) || looksRandom(v)),
   },
@@ -1103,7 +1103,7 @@ function redactAuthSubcommands(text: string, mark: Marker): string {
 }
 
 /** `expect "Password:"` (Tcl expect, pexpect's spawn scripts), then the `send` that answers it: the password. */
-const EXPECT_SEND_PASSWORD = /(\bexpect[ \t]+(?:-(?:re|ex|gl)[ \t]+)?["'{][^"'\n}]{0,60}(?:pass(?:phrase)?|assword)[^"'\n}]{0,20}["'}][^\n]*\r?\n[ \t]*send[ \t]+(?:--[ \t]+)?["'{])([^"'\n}\\]+)((?:\\[rn])*["'}])/gi;
+const EXPECT_SEND_PASSWORD = /(\bexpect[ \t]+(?:-(?:re|ex|gl)[ \t]+)?["'{][^"'\n}]{0,60}(?:pass(?:phrase)?|assword)[^"'\n}]{0,20}["'}][^\n]{0,200}\r?\n[ \t]*send[ \t]+(?:--[ \t]+)?["'{])([^"'\n}\\]+)((?:\\[rn])*["'}])/gi;
 
 /** A `.pgpass` line: `host:port:database:user:password`. */
 const PGPASS_LINE = /^([\w.*-]+:(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:)(\S{3,})$/gm;

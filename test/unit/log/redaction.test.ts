@@ -287,6 +287,12 @@ test('no input makes redaction slow: 200 KB of each shape that once took quadrat
     'runs after underscores': '_' + 'a1B2'.repeat(n / 4),
     'quotes': '"password": "'.repeat(n / 14),
     'flags': 'htpasswd -b ' + '-x '.repeat(n / 3),
+    // rule set 4's context rules: a user flag without a password flag after it, a password prompt without its send,
+    // a config setter's flags, auth subcommands
+    'user flags': 'tool ' + '-u x '.repeat(n / 5),
+    'expect prompts': 'expect "password: '.repeat(n / 18),
+    'config flags': 'npm config ' + '--key '.repeat(n / 6),
+    'auth subcommands': 'a auth '.repeat(n / 7),
   };
   // CPU time, not wall time: what is guarded is quadratic work, which a loaded machine's wait does not add to.
   for (const [name, text] of Object.entries(cases)) {

@@ -511,10 +511,10 @@ interface ValueContext {
   next: string;
 }
 
-/** Names whose value may follow after blanks alone (`password s3cr3t`, `--token abc`): not `private`, `credentials`, `auth`. */
 /** Before a setting's name: `npm config set`, `yc config set`, `aws configure set`, `git config --global`. */
 const CONFIG_SETTER = /(?:^|[\s;&|(])(?:[\w.-]{1,40}[ \t]+)?(?:config|configure)[ \t]+(?:set[ \t]+|(?:--(?:global|local|system|file[ \t=]+\S{1,200})[ \t]+){0,4})$/;
 
+/** Names whose value may follow after blanks alone (`password s3cr3t`, `--token abc`): not `private`, `credentials`, `auth`. */
 function blankSeparated(name: string): boolean {
   return nameWords(name).some((w) => /pass|pwd|secret|token|apikey|accesskey|secretkey/.test(w) && w !== 'tokens' && w !== 'secrets');
 }
@@ -1045,7 +1045,7 @@ const COMMANDS: Array<{ command: RegExp; flag: RegExp; keep?: (value: string) =>
   {
     command: /(?<=[ \t])(?:-u|-U|--user|--username|-username|-user)[ \t=]+[^\s-][^\n]{0,300}?[ \t]-(?:p|P|-password|password|pw|-pass)[ \t=]/,
     flag: /(?<=[ \t])(?:-p|-P|--password|-password|-pw|--pass)(?:[ \t]+|=)(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g,
-    keep: (v) => /^[\d:./a-z-]*\d[\d:./a-z-]*$/.test(v) && /^\d/.test(v) || !(secretLike(v) || looksRandom(v)),
+    keep: (v) => (/^\d[\d:./a-z-]*$/.test(v)) || !(secretLike(v) || looksRandom(v)),
   },
   { command: /\bhtpasswd\b/, flag: /(?<=[ \t])-[a-zA-Z]*b[a-zA-Z]*[ \t]+(?:-\S+[ \t]+)*\S+[ \t]+\S+[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
 ];

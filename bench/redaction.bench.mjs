@@ -120,15 +120,18 @@ class BaselineRedactor {
 
 // ---- Corpus figures
 const fixtures = join(root, 'test/fixtures/redaction');
-const credentials = readFileSync(join(fixtures, 'credentials.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const readCredentials = (file) => readFileSync(join(fixtures, file), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+/** Names of the credentials whose secret survives `r`. */
+const missedBy = (r, list) => list.filter((c) => r.redact(c.text).includes(c.secret)).map((c) => c.name);
+const credentials = readCredentials('credentials.jsonl');
 // Never tuned on (generate-holdout.mjs): the estimate for formats the rules have not seen.
-const holdout = readFileSync(join(fixtures, 'holdout-credentials.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const holdout = readCredentials('holdout-credentials.jsonl');
 const cleanDir = join(fixtures, 'clean');
 const clean = readdirSync(cleanDir).sort().map((f) => ({ file: f, text: readFileSync(join(cleanDir, f), 'utf8') }));
 const examples = JSON.parse(readFileSync(join(fixtures, 'clean-examples.json'), 'utf8'));
 
 function corpusFigures(r) {
-  const missed = credentials.filter((c) => r.redact(c.text).includes(c.secret)).map((c) => c.name);
+  const missed = missedBy(r, credentials);
   let fpLines = 0;
   const fpFiles = [];
   for (const { file, text } of clean) {
@@ -159,9 +162,8 @@ console.log(`redaction rule set ${REDACTION_RULESET_VERSION} vs the baseline (ru
 console.log(`corpus: ${credentials.length} credential formats; clean: ${clean.length} files, ${(cleanBytes / 1024).toFixed(0)} KB of real code and tool output`);
 console.log(`  rule set ${REDACTION_RULESET_VERSION}: caught ${now.caught}, missed ${now.missed.length}${now.missed.length ? ` (${now.missed.join('; ')})` : ''}, false positives ${now.fpLines} lines${now.fpFiles.length ? ` in ${now.fpFiles.join(', ')}` : ''}`);
 console.log(`  baseline: caught ${before.caught}, missed ${before.missed.length}, false positives ${before.fpLines} lines in ${before.fpFiles.length} files`);
-const holdoutMissed = (r) => holdout.filter((c) => r.redact(c.text).includes(c.secret)).map((c) => c.name);
-const heldNow = holdoutMissed(fresh);
-const heldBefore = holdoutMissed(base);
+const heldNow = missedBy(fresh, holdout);
+const heldBefore = missedBy(base, holdout);
 console.log(`held-out formats (never tuned on, the estimate for unseen ones; target 95 %): ${holdout.length}`);
 console.log(`  rule set ${REDACTION_RULESET_VERSION}: caught ${holdout.length - heldNow.length} (${(100 * (holdout.length - heldNow.length) / holdout.length).toFixed(0)} %), missed ${heldNow.length}${heldNow.length ? ` (${heldNow.join('; ')})` : ''}`);
 console.log(`  baseline: caught ${holdout.length - heldBefore.length} (${(100 * (holdout.length - heldBefore.length) / holdout.length).toFixed(0)} %)`);

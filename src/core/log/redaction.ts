@@ -630,7 +630,9 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     const passwordish = nameWords(name).some((w) => /pass|pwd|pin/.test(w));
     const spaced = /[ \t]$/.test(text.slice(p, sep.end - sep.sep.length) + (sep.sep === ' ' ? ' ' : '')) && /^[ \t]/.test(text.slice(sep.end, sep.end + 1));
     const netrc = sep.sep === ' ' && /(?:\bmachine[ \t]+\S+|\bdefault|\blogin[ \t]+\S+)\s+$/.test(text.slice(Math.max(0, s - 200), s));
-    const paired = strength === 'weak' && (sep.sep === ':' || sep.sep === '=') && namesUser(text, s, value.after);
+    // Only a UUID or a hex digest needs the user beside it (secretValue's weak branch): the line is read for those alone.
+    const bare = secret.trim();
+    const paired = strength === 'weak' && (sep.sep === ':' || sep.sep === '=') && (UUID.test(bare) || HEX_DIGEST.test(bare)) && namesUser(text, s, value.after);
     if (secretValue(secret, strength, { spaced, quoted: value.quoted, quotedName, sep: sep.sep, lineMode, passwordish, flag: flag || configured, netrc, paired, name, next })) {
       let trimmed = secret.replace(/\s+$/, '');
       if (sep.sep === ' ') trimmed = trimmed.replace(/[.,:;!?)]+$/, '');

@@ -160,8 +160,8 @@ function itemEvents(item: Json, c: ItemContext): CapturedEvent[] | undefined {
       return one({ kind: 'tool_call', role: 'assistant', name: item.type === 'local_shell_call' ? 'local_shell' : 'web_search', toolCallId: str(item.call_id) ?? null, content: jsonText(item.action ?? {}), meta: { ...meta, status: item.status } });
     case 'function_call_output':
     case 'custom_tool_call_output': {
-      const { text, isError } = outputText(item.output);
-      return one({ kind: 'tool_result', role: 'tool', toolCallId: str(item.call_id) ?? null, content: text, meta: { ...meta, isError } });
+      const { text, isError, binaries, extras } = outputText(item.output);
+      return one({ kind: 'tool_result', role: 'tool', toolCallId: str(item.call_id) ?? null, content: text, meta: { ...meta, isError, ...(extras ? { unmapped: { output: extras } } : {}) }, ...(binaries?.length ? { binaries } : {}) });
     }
     case 'compaction':
       return one({ kind: 'compaction', role: 'system', content: jsonText(item.summary ?? item.encrypted_content ?? item), meta });
@@ -173,28 +173,17 @@ function itemEvents(item: Json, c: ItemContext): CapturedEvent[] | undefined {
 function messageText(content: unknown): { text: string; binaries: CapturedBinary[]; extras?: Json[] } {
   if (typeof content === 'string') return { text: content, binaries: [] };
   if (!Array.isArray(content)) return { text: jsonText(content ?? ''), binaries: [] };
-  const texts: string[] = [];
-  const binaries: CapturedBinary[] = [];
-  const extras: Json[] = [];
-  for (const [i, p] of content.entries()) {
-    if (isObject(p) && typeof p.text === 'string') {
-      texts.push(p.text);
-      const rest = unmappedFields(p, ['type', 'text']);
-      if (rest) extras.push({ part: i, ...rest }); // annotations, …
-    } else if (isObject(p) && p.type === 'input_image' && base64Binary(p.image_url, undefined)?.mediaType.includes('/')) {
-      binaries.push(base64Binary(p.image_url, undefined)!);
-      const rest = unmappedFields(p, ['type', 'image_url']);
-      if (rest) extras.push({ part: i, ...rest });
-    } else texts.push(jsonText(p));
-  }
+  const { texts, binaries, extras } = contentItems(content); // annotations, … in extras
   return { text: texts.join('\n\n'), binaries, ...(extras.length ? { extras } : {}) };
 }
 
 /**
  * A tool's output as Codex recorded it, exactly. Shell calls record a JSON string with the output
- * and an exit code: the text stays as given, the exit code decides the error flag.
+ * and an exit code, or (later versions) text whose header says it ("Exit code: 1", unified exec's
+ * "Process exited with code 1"): the text stays as given, the exit code decides the error flag. An
+ * output of content items (an image a tool viewed, an MCP result) gives their text, images as binaries.
  */
-function outputText(output: unknown): { text: string; isError: boolean } {
+function outputText(output: unknown): { text: string; isError: boolean; binaries?: CapturedBinary[]; extras?: Json[] } {
   if (typeof output === 'string') {
     let isError = false;
     if (output.startsWith('{')) {
@@ -205,12 +194,48 @@ function outputText(output: unknown): { text: string; isError: boolean } {
       } catch {
         // plain text that starts with a brace
       }
+    } else {
+      const code = headerExitCode(output);
+      if (code !== undefined) isError = code !== 0;
     }
     return { text: output, isError };
+  }
+  if (Array.isArray(output)) {
+    // Codex joins the text items with a newline when it reads such an output as text.
+    const { texts, binaries, extras } = contentItems(output);
+    return { text: texts.join('\n'), isError: false, binaries, ...(extras.length ? { extras } : {}) };
   }
   if (isObject(output)) {
     const text = typeof output.content === 'string' ? output.content : jsonText(output);
     return { text, isError: output.success === false };
   }
   return { text: jsonText(output ?? ''), isError: false };
+}
+
+/** The exit code in the header Codex writes above a shell command's output (up to its "Output:" line), if any. */
+function headerExitCode(output: string): number | undefined {
+  const end = output.indexOf('\nOutput:');
+  if (end < 0 || end > 500) return undefined;
+  const m = /^(?:Exit code: |Process exited with code )(-?\d+)$/m.exec(output.slice(0, end));
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Content items' texts (an item without text as its JSON), `data:` images as binaries, other fields as extras. */
+function contentItems(items: unknown[]): { texts: string[]; binaries: CapturedBinary[]; extras: Json[] } {
+  const texts: string[] = [];
+  const binaries: CapturedBinary[] = [];
+  const extras: Json[] = [];
+  for (const [i, p] of items.entries()) {
+    const image = isObject(p) && p.type === 'input_image' ? base64Binary(p.image_url, undefined) : undefined;
+    if (isObject(p) && typeof p.text === 'string') {
+      texts.push(p.text);
+      const rest = unmappedFields(p, ['type', 'text']);
+      if (rest) extras.push({ part: i, ...rest });
+    } else if (image?.mediaType.includes('/')) {
+      binaries.push(image);
+      const rest = unmappedFields(p as Json, ['type', 'image_url']);
+      if (rest) extras.push({ part: i, ...rest });
+    } else texts.push(jsonText(p));
+  }
+  return { texts, binaries, extras };
 }

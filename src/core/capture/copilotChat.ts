@@ -382,7 +382,19 @@ function mapToolInvocation(part: Json, recordId: string, session: string, ts: st
   let isError: boolean | undefined;
   const binaries: CapturedBinary[] = [];
   let outputMeta: Json = {};
-  if (isObject(details) && Array.isArray(details.output)) {
+  // The details' fields no event holds (the raw MCP result, `mcpOutput`, and whatever VS Code adds).
+  const detailsRest = isObject(details) ? omit(details, ['input', 'output', 'isError']) : undefined;
+  if (isObject(details) && typeof details.output === 'string') {
+    output = details.output;
+    isError = details.isError === true;
+  } else if (isObject(details) && isObject(details.output) && details.output.type === 'data') {
+    // One data part (an image a tool returned), base64 in a serialized session (`base64Data`).
+    const data = details.output.base64Data ?? details.output.value;
+    const bytes = typeof data === 'string' ? decodeBase64(data) : bytesOf(data);
+    if (bytes) binaries.push({ mediaType: str(details.output.mimeType) ?? 'application/octet-stream', data: bytes });
+    output = '';
+    outputMeta = cleanMeta({ outputKind: 'data', output: bytes ? undefined : details.output });
+  } else if (isObject(details) && Array.isArray(details.output)) {
     const texts: string[] = [];
     for (const item of details.output) {
       if (!isObject(item)) continue;
@@ -411,6 +423,8 @@ function mapToolInvocation(part: Json, recordId: string, session: string, ts: st
     ...meta, part: str(part.kind), invocation,
     input: input === undefined ? 'not recorded by source' : undefined,
     toolOutput: output === undefined ? 'not recorded by source' : undefined,
+    // Details of a shape this reader does not know: kept whole, as they are the tool's result.
+    resultDetails: output === undefined && isObject(details) ? details : undefined,
   });
   const events: CapturedEvent[] = [{
     kind: 'tool_call', role: 'assistant', name, toolCallId, content: input ?? '', session, ts, recordId, meta: callMeta,
@@ -418,7 +432,7 @@ function mapToolInvocation(part: Json, recordId: string, session: string, ts: st
   if (output !== undefined) {
     events.push({
       kind: 'tool_result', role: 'tool', name, toolCallId, content: output, session, ts, recordId: `${recordId}.result`,
-      meta: cleanMeta({ ...meta, isError: isError ?? false, ...outputMeta, images: binaries.length || undefined }),
+      meta: cleanMeta({ ...meta, isError: isError ?? false, ...outputMeta, resultDetails: detailsRest, images: binaries.length || undefined }),
     });
     events.push(...imageNotes({ session, ts, role: 'tool', toolCallId, name }, `${recordId}.result`, binaries, meta));
   }

@@ -172,6 +172,8 @@ function partsOf(v: unknown): unknown[] {
 }
 
 const TOOL_DONE = new Set(['success', 'error', 'cancelled']);
+/** A recorded tool call's fields its events hold; any other (a newer version's) goes to the call's `meta.callExtra`. */
+const TOOL_CALL_MAPPED = ['id', 'name', 'args', 'result', 'status', 'timestamp', 'displayName', 'description', 'agentId', 'resultDisplay', 'renderOutputAsMarkdown'];
 
 function mapMessage(m: unknown, ctx: ChatContext, problems: CaptureProblem[], origin: RecordOrigin): CapturedEvent[] {
   if (!isObject(m) || typeof m.id !== 'string') {
@@ -216,7 +218,7 @@ function mapMessage(m: unknown, ctx: ChatContext, problems: CaptureProblem[], or
     events.push({
       kind: 'tool_call', role: 'assistant', name, toolCallId: tc.id, content: JSON.stringify(tc.args ?? {}), session: ctx.session,
       ts: callTs, recordId: `${id}#tool.${tc.id}`,
-      meta: cleanMeta({ ...meta, displayName: tc.displayName, description: tc.description, agentId: tc.agentId }),
+      meta: cleanMeta({ ...meta, displayName: tc.displayName, description: tc.description, agentId: tc.agentId, callExtra: omit(tc, TOOL_CALL_MAPPED) }),
     });
     if (hasResult && (!status || TOOL_DONE.has(status))) {
       const out = toolOutput(tc.result);
@@ -251,11 +253,13 @@ function mapPart(p: unknown, recordId: string, session: string, ts: string, meta
       meta: cleanMeta({ ...meta, partExtra: omit(p, ['text']) }),
     }];
   }
+  // A part's fields beside its data (the thought signature Gemini 2.5 and later put beside a
+  // function call) go to `partExtra`, as a text part's do.
   if (isObject(p.inlineData) && typeof p.inlineData.data === 'string') {
     const mediaType = str(p.inlineData.mimeType) ?? 'application/octet-stream';
     return [{
       kind: 'note', role, name: 'image', content: '', session, ts, recordId,
-      meta: cleanMeta({ ...meta, binaries: 1, displayName: p.inlineData.displayName }),
+      meta: cleanMeta({ ...meta, binaries: 1, displayName: p.inlineData.displayName, partExtra: omit(p, ['inlineData']) }),
       binaries: [{ mediaType, data: decodeBase64(p.inlineData.data) }],
     }];
   }
@@ -263,7 +267,8 @@ function mapPart(p: unknown, recordId: string, session: string, ts: string, meta
     const fc = p.functionCall;
     return [{
       kind: 'tool_call', role: 'assistant', name: str(fc.name) ?? 'unknown-tool', toolCallId: str(fc.id) ?? null,
-      content: JSON.stringify(fc.args ?? {}), session, ts, recordId, meta,
+      content: JSON.stringify(fc.args ?? {}), session, ts, recordId,
+      meta: cleanMeta({ ...meta, partExtra: omit(p, ['functionCall']), callExtra: omit(fc, ['id', 'name', 'args']) }),
     }];
   }
   if (isObject(p.functionResponse)) {
@@ -271,7 +276,7 @@ function mapPart(p: unknown, recordId: string, session: string, ts: string, meta
     const out = toolOutput([p]);
     return [{
       kind: 'tool_result', role: 'tool', name: str(fr.name) ?? null, toolCallId: str(fr.id) ?? null, content: out.text, session, ts, recordId,
-      meta: cleanMeta({ ...meta, isError: out.error }),
+      meta: cleanMeta({ ...meta, isError: out.error, partExtra: omit(p, ['functionResponse']), responseExtra: omit(fr, ['id', 'name', 'response']) }),
     }];
   }
   return [rawNote(SOURCE, session, ts, recordId, 'gemini.part', p, meta)];

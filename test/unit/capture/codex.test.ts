@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { codexReader, codexSessionOf, importFiles, importStream, SOURCES } from '../../../src/core/capture';
-import { capturedEvents, fakeHome, jsonLines, missingOrDoubled, openLog, type Expected } from './captureTestKit';
+import { FIXTURES, capturedEvents, fakeHome, jsonLines, missingOrDoubled, openLog, type Expected } from './captureTestKit';
 
 const SESSION = '0199a2d7-41c4-78b1-b7cc-a45d62a89cd5';
 
@@ -103,6 +103,31 @@ test('codex: a rollout piped in (--path -) is the session its session_meta names
     const sessions = new Map<string, number>();
     for (const e of capturedEvents(log)) sessions.set(e.session, (sessions.get(e.session) ?? 0) + 1);
     assert.deepEqual([...sessions], [[`codex:${SESSION}`, 3], [`codex:${other}`, 3], [`codex:${legacy}`, 2]]);
+  } finally {
+    log.close();
+    h.dispose();
+  }
+});
+
+test('codex: a tool output holds its text as given, the exit code in its text sets the error flag, and content items give their text and images', async () => {
+  const h = fakeHome();
+  const log = openLog(h.dbPath);
+  try {
+    const file = join(FIXTURES, 'codex', 'outputs', 'rollout-2026-02-03T09-10-11-019b7c3e-5a1d-7f20-9c44-2e8d6b1a0f57.jsonl');
+    const s = await importFiles(log, codexReader, [file]);
+    assert.deepEqual(s.problems, []);
+    const results = new Map(capturedEvents(log).filter((e) => e.kind === 'tool_result').map((e) => [e.toolCallId, e]));
+    // Codex's shell tools write "Exit code: N" (shell) or "Process exited with code N" (exec) above the output.
+    assert.equal(results.get('call_seeds')?.meta.isError, true);
+    assert.equal(results.get('call_beds')?.meta.isError, false);
+    assert.equal(results.get('call_water')?.meta.isError, true);
+    assert.equal(results.get('call_beds')?.content, 'Exit code: 0\nWall time: 0.1 seconds\nOutput:\nnorth\nsouth\n');
+    // An output of content items (an image a tool looked at, a patch's result): their text, images as binaries.
+    const plan = results.get('call_plan')!;
+    assert.ok(plan.content.startsWith('plan.png, 1x1\nbed layout sketch\n[image/png, '), plan.content);
+    assert.equal((plan.meta.binaries as unknown[]).length, 1);
+    assert.deepEqual((plan.meta.unmapped as { output: unknown }).output, [{ part: 1, detail: 'auto' }]);
+    assert.equal(results.get('call_patch')?.content, 'Success. Updated the following files:\nA beds/east\n');
   } finally {
     log.close();
     h.dispose();

@@ -364,3 +364,19 @@ test('copilot: a reply still streaming when its file stopped changing is kept as
   assert.ok(done.events.some((e) => e.recordId.endsWith('#result') && e.meta?.responseState === 'complete' && e.meta?.unfinished === undefined));
   assert.equal(done.inProgress, undefined);
 });
+
+test('copilot: a tool\'s result details of every shape are kept: a data part (an image), a text output, the raw MCP result', () => {
+  const out = read(join(DIR, 'tool-details.json'));
+  assert.deepEqual(out.problems, []);
+  const result = (id: string) => once(out.events, (e) => e.kind === 'tool_result' && e.toolCallId === id, `result of ${id}`);
+  const shot = result('td-shot');
+  assert.equal(shot.meta?.isError, false);
+  const image = once(out.events, (e) => e.name === 'image' && e.toolCallId === 'td-shot', 'the screenshot');
+  assert.equal(image.binaries![0].mediaType, 'image/png');
+  assert.equal(Buffer.from(image.binaries![0].data).toString('base64').slice(0, 12), 'iVBORw0KGgoA');
+  const orders = result('td-orders');
+  assert.equal(orders.content, '2 open orders: #41, #44');
+  assert.deepEqual((orders.meta?.resultDetails as J).mcpOutput, { content: [{ type: 'text', text: '2 open orders: #41, #44' }], structuredContent: { open: [41, 44] } });
+  assert.equal(result('td-baskets').content, '17 baskets');
+  assert.equal(once(out.events, (e) => e.kind === 'tool_call' && e.toolCallId === 'td-baskets', 'the call').content, '{}');
+});

@@ -209,3 +209,22 @@ test('gemini: the project hash is sha256 of the root; discovery finds a project\
   assert.deepEqual(locateGemini(HOME, ['/home/dev/elsewhere']), []);
   assert.deepEqual(locateGemini(HOME), mine);
 });
+
+test('gemini: a part\'s fields beside its call or response (the thought signature) and a tool call\'s other fields are kept', () => {
+  const dir = join(HOME, 'variants', 'tmp', HASH);
+  const ckPath = join(dir, 'checkpoint-signed.json');
+  const ck = readGemini(JSON.parse(readFileSync(ckPath, 'utf8')), { path: ckPath });
+  assert.deepEqual(ck.problems, []);
+  assert.deepEqual(ck.events.map((e) => e.kind), ['user_message', 'thinking', 'tool_call', 'tool_result', 'model_turn']);
+  const [, , call, result] = ck.events;
+  assert.equal(call.content, JSON.stringify({ pattern: 'CITIES' }));
+  assert.deepEqual(call.meta?.partExtra, { thoughtSignature: 'c2lnLWNhbGw=' });
+  assert.equal(result.content, "forecast.py:3: CITIES = ['Oslo', 'Lima']");
+  assert.deepEqual(result.meta?.responseExtra, { willContinue: false });
+
+  const chat = readLines(join(dir, 'chats', 'session-2026-12-02T10-00-7a1b2c3d.jsonl'));
+  assert.deepEqual(chat.problems, []);
+  const shell = once(chat.events, (e) => e.kind === 'tool_call', 'the shell call');
+  assert.deepEqual(shell.meta?.callExtra, { outputFile: '/tmp/gemini-shell-7a1b.log', approvalMode: 'auto_edit' });
+  assert.equal(once(chat.events, (e) => e.kind === 'tool_result', 'its result').content, '2 passed');
+});

@@ -19,7 +19,7 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, wri
 import { InvalidInputError, errorMessage } from '../errors';
 
 /** Goes into every redacted event's `meta.redaction`: bump it whenever the rules change what they catch. */
-export const REDACTION_RULESET_VERSION = '4';
+export const REDACTION_RULESET_VERSION = '5';
 
 /** Builds the text that replaces `secret` (found by a rule of `type`). */
 export type Marker = (type: string, secret: string) => string;
@@ -689,10 +689,16 @@ function keepGeneric(token: string): boolean {
   const body = /[A-Za-z0-9]+$/.exec(token)![0];
   const generated = token.slice(/^[A-Za-z0-9]+[_-]/.exec(token)![0].length).replace(/[_-]/g, '');
   if (body.length < 24 || generated.length < 32 || /^[0-9a-fA-F]+$/.test(body)) return true;
-  // One case and digits (`hcaik_…`): random runs of 26 letters are longer than looksRandom's words allow,
-  // so a long run of them is told by its entropy and its digits instead.
-  const digits = generated.replace(/\D/g, '').length;
-  return !(looksRandom(generated, 32) || (/^(?:[a-z0-9]+|[A-Z0-9]+)$/.test(generated) && digits >= generated.length * 0.1 && shannon(generated) >= 4.3));
+  return !(looksRandom(generated, 32) || oneCaseGenerated(generated));
+}
+
+/**
+ * One case and digits (`hcaik_…`, a base36 key): random runs of 26 letters are longer than looksRandom's
+ * words allow, so a long run of them is told by its entropy and its digits instead.
+ */
+function oneCaseGenerated(v: string): boolean {
+  if (v.length < 24 || !/^(?:[a-z0-9]+|[A-Z0-9]+)$/.test(v)) return false;
+  return v.replace(/\D/g, '').length >= v.length * 0.1 && shannon(v) >= 4.3;
 }
 
 function decodes(token: string, test: RegExp): boolean {
@@ -1053,7 +1059,7 @@ const COMMANDS: Array<{ command: RegExp; flag: RegExp; keep?: (value: string) =>
 ];
 /** A user and a password as a call's two string arguments: `smtp.login("me", "…")`, `auth=("api", "…")`, `HTTPBasicAuth('u', '…')`. */
 /** Secrets handed to a command on its standard input or as a plain argument. */
-const PIPED_SECRET = /(\becho[ \t]+(?:-[ne]+[ \t]+)?)(["']?)([^\s"'|]+)\2([ \t]*\|[ \t]*(?:sudo[ \t]+-S|(?:docker|podman|nerdctl|buildah|skopeo|oras)[ \t]+login|helm[ \t]+registry[ \t]+login|passwd[ \t]+--stdin|chpasswd|kinit|vault[ \t]+login))|(\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(["'])([^"'\n]+)\6|(\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[=:][ \t]*["']?)([^\s:"']+:[^\s"']+)/g;
+const PIPED_SECRET = /(\becho[ \t]+(?:-[ne]+[ \t]+)?)(["']?)([^\s"'|]+)\2([ \t]*\|[ \t]*(?:sudo[ \t]+-S|(?:docker|podman|nerdctl|buildah|skopeo|oras)[ \t]+login|helm[ \t]+registry[ \t]+login|passwd[ \t]+--stdin|chpasswd|kinit|vault[ \t]+login|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t:]+)?(?:secrets?|user-secrets)(?:[ \t]+|:)(?:set|put|add|create|update|store)\b|[a-z][\w.-]*[ \t][^\n|]{0,200}--password-stdin))|(\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(["'])([^"'\n]+)\6|(\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[=:][ \t]*["']?)([^\s:"']+:[^\s"']+)/g;
 const CREDENTIAL_PAIR = /((?:\.login|\bauth[ \t]*=[ \t]*|\bBasicAuth|\bHTTPBasicAuth|\bHTTPDigestAuth|\bbasic_auth|\.auth|\.setCredentials|\bPasswordAuthentication|\bNetworkCredential)[ \t]*\(?\(?[ \t]*(["'])[^"'\n]*\2[ \t]*,[ \t]*)(["'])([^"'\n]+)\3/g;
 /** A password flag after a blank (`-p…`, `-u`, `--user`, `-a`, `-P`, `-w`, `-U`, `-k`, `-S`, `-b…`), `echo … |`, `ConvertTo-SecureString`, `BUNDLE_…`. */
 const COMMAND_TRIGGER = /-(?<=[ \t]-)(?:[pPauUwkbSN]|-(?:user|auth|password)\b)|-(?<=ConvertTo-)S|_(?<=BUNDLE_)|\|(?<=\becho[ \t][^\n|]{1,200}\|)|:(?<=\/[uU][sS][eE][rR]:)/;
@@ -1084,7 +1090,8 @@ function redactCommands(text: string, mark: Marker): string {
         flag.lastIndex = 0;
         return line.replace(flag, (all, _q: string | undefined, quoted: string | undefined, bare: string | undefined) => {
           const secret = quoted ?? bare ?? '';
-          if (secret.length < 2 || notALiteral(secret) || /^\$/.test(secret) || keep?.(secret)) return all;
+          // A marker an earlier rule left (`-u [REDACTED:…]:`) is not a user and a password.
+          if (secret.length < 2 || all.includes(MARKER_PREFIX) || notALiteral(secret) || /^\$/.test(secret) || keep?.(secret)) return all;
           const at = all.lastIndexOf(secret);
           return all.slice(0, at) + mark('password', secret) + all.slice(at + secret.length);
         });
@@ -1092,16 +1099,6 @@ function redactCommands(text: string, mark: Marker): string {
       .join('\n');
   }
   return out;
-}
-
-/** A credential handed to a command's auth or login subcommand: `snyk auth <uuid>`, `ngrok authtoken <token>`. */
-const AUTH_SUBCOMMAND = /((?:^|[;&|(]|\$)[ \t]*(?:sudo[ \t]+|npx[ \t]+|pnpm[ \t]+dlx[ \t]+)?[a-z][\w.-]*[ \t]+(?:auth|login|authtoken|auth-token)[ \t]+)([A-Za-z0-9][A-Za-z0-9._~+/=-]{15,})(?=[ \t\r]|$)/gm;
-
-function redactAuthSubcommands(text: string, mark: Marker): string {
-  AUTH_SUBCOMMAND.lastIndex = 0;
-  return text.replace(AUTH_SUBCOMMAND, (all, head: string, v: string) =>
-    !notALiteral(v) && (UUID.test(v) || /^[0-9a-f]{32,}$/i.test(v) || looksRandom(v, 16)) ? head + mark('secret', v) : all,
-  );
 }
 
 /** `expect "Password:"` (Tcl expect, pexpect's spawn scripts), then the `send` that answers it: the password. */
@@ -1114,6 +1111,264 @@ function redactPgpass(text: string, mark: Marker): string {
   PGPASS_LINE.lastIndex = 0;
   return text.replace(PGPASS_LINE, (all, head: string, secret: string) => (notALiteral(secret) ? all : head + mark('password', secret)));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Context rules of rule set 5: a secret told by where it stands, not by its name or its shape
+
+/** A shell word of a command line, with where it starts and ends in the line (quotes excluded). */
+interface ShellWord {
+  text: string;
+  start: number;
+  end: number;
+  quoted: boolean;
+}
+
+const SHELL_WORD = /"((?:[^"\\\n]|\\.){0,600})"|'([^'\n]{0,600})'|([^\s"'|;&<>]{1,600})/y;
+
+/** The words of `line` from `from` up to the end of its command (a `|`, `;`, `&`, `<`, `>` or the line's end). */
+function shellWords(line: string, from: number): ShellWord[] {
+  const words: ShellWord[] = [];
+  let p = from;
+  while (p < line.length && words.length < 40) {
+    while (p < line.length && (line[p] === ' ' || line[p] === '\t')) p++;
+    if (p >= line.length || '|;&<>\r'.includes(line[p])) break;
+    SHELL_WORD.lastIndex = p;
+    const m = SHELL_WORD.exec(line);
+    if (m === null) break;
+    if (m[3] !== undefined) words.push({ text: m[3], start: p, end: p + m[3].length, quoted: false });
+    else words.push({ text: m[1] ?? m[2], start: p + 1, end: p + m[0].length - 1, quoted: true });
+    p += m[0].length;
+  }
+  return words;
+}
+
+/** A value a person is unlikely to have typed as plain prose: generated, or digits or symbols in it. */
+function generatedValue(v: string): boolean {
+  return !notALiteral(v) && !v.includes('://') && !PATH.test(v) && !UUID.test(v) && (looksRandom(v, 12) || secretLike(v));
+}
+
+/** `text` with each of the (non-overlapping) spans replaced by its marker, in one pass. */
+function replaceAt(text: string, spans: Array<[number, number]>, type: string, mark: Marker): string {
+  const parts: string[] = [];
+  let at = 0;
+  for (const [s, e] of spans.sort((a, b) => a[0] - b[0])) {
+    if (s < at) continue;
+    parts.push(text.slice(at, s), mark(type, text.slice(s, e)));
+    at = e;
+  }
+  parts.push(text.slice(at));
+  return parts.join('');
+}
+
+/**
+ * A CLI's secret store, or its environment or variables, being set: `gh secret set NAME --body v`,
+ * `netlify env:set STRIPE_KEY v`, `dotnet user-secrets set "Smtp:Password" v`, `az keyvault secret set --name n
+ * --value v`, `doppler secrets set NAME=v`. After a secret store's setter the value is a secret whatever its name;
+ * after an environment or variable setter, only when the name is a secret's.
+ */
+const SETTER_HEAD = /(?:^|[\s;&|(])[a-z][\w.-]{0,30}[ \t]+(?:[a-z][\w-]{0,30}(?:[ \t]+|:))?(?:(secrets?|user-secrets)|(env|envs|variables?|vars?))(?: +|:)(?:set|add|put|create|update|store)(?= )/g;
+const VALUE_FLAGS = new Set(['--body', '-b', '--value', '--secret-string', '--data', '--string', '--secret']);
+const NAME_FLAGS = new Set(['--name', '-n', '--key']);
+
+function redactSetters(text: string, mark: Marker): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      SETTER_HEAD.lastIndex = 0;
+      const head = SETTER_HEAD.exec(line);
+      if (head === null) return line;
+      const store = head[1] !== undefined;
+      const words = shellWords(line, head.index + head[0].length);
+      let name: string | undefined;
+      let value: ShellWord | undefined;
+      let flagged = false;
+      const positional: ShellWord[] = [];
+      for (let i = 0; i < words.length; i++) {
+        const w = words[i];
+        if (!w.quoted && w.text.startsWith('-')) {
+          const eq = w.text.indexOf('=');
+          const flag = eq < 0 ? w.text : w.text.slice(0, eq);
+          const next = eq < 0 ? words[i + 1] : { text: w.text.slice(eq + 1), start: w.start + eq + 1, end: w.end, quoted: false };
+          if (eq < 0 && next) i++;
+          if (!next) continue;
+          if (VALUE_FLAGS.has(flag)) (value = next), (flagged = true);
+          else if (NAME_FLAGS.has(flag)) name = next.text;
+          continue;
+        }
+        positional.push(w);
+      }
+      if (positional.length > 0 && name === undefined) {
+        const first = positional[0];
+        const eq = first.text.indexOf('=');
+        if (eq > 0 && /^[\w.:-]+$/.test(first.text.slice(0, eq))) {
+          name = first.text.slice(0, eq);
+          value ??= { text: first.text.slice(eq + 1), start: first.start + eq + 1, end: first.end, quoted: first.quoted };
+        } else {
+          name = first.text;
+          value ??= positional[1];
+        }
+      } else if (name !== undefined) value ??= positional[0];
+      if (value === undefined || name === undefined) return line;
+      if (!store && nameStrength(name.replace(/:/g, '_')) === 'none') return line;
+      if (!(flagged ? value.text.length >= 3 && !notALiteral(value.text) : generatedValue(value.text))) return line;
+      return replaceAt(line, [[value.start, value.end]], 'secret', mark);
+    })
+    .join('\n');
+}
+
+/**
+ * A generated string literal handed to a call that builds a client, connects, signs or logs in:
+ * `jwt.sign(claims, "<key>")`, `hmac.new(b"<key>", …)`, `new Ably.Realtime("<key>")`, `getConnection(url, "app",
+ * "<password>")`, `Client("AC…", "<token>")`. When the call has several such literals, the first ones are ids (an
+ * account, an app) and the last is the secret. A hex literal counts only after another literal (`Client(sid,
+ * "<hex>")`): alone it is more often a digest.
+ */
+const CALL_HEAD = /(?:(?:new[ \t]+)?(?:[A-Za-z_$][\w$]{0,40}\.){0,3}[A-Za-z_$][\w$]{0,40})[ \t]*\(/g;
+const CALL_WORDS = new Set(['client', 'sign', 'signer', 'hmac', 'jwt', 'jws', 'jose', 'auth', 'authenticate', 'authorize', 'connect', 'connection', 'init', 'initialize', 'configure', 'realtime', 'instance', 'login', 'credential', 'credentials', 'secret', 'token']);
+const CALL_LITERAL = /(?:\(|, ?)b?(["'`])([^"'`\s\\]{12,200})\1(?=[ \t]*[,)\]])/g;
+
+/** The words of a callee, lower-cased; a word in capitals only for the acronyms of CALL_WORDS (`HMAC`, `JWT`). */
+function callWords(callee: string): string[] {
+  return callee
+    .replace(/^new[ \t]+/, '')
+    .split(/[.$_]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/)
+    .filter((w) => !/^[A-Z]{2,}$/.test(w) || /^(?:HMAC|JWT|JWS|JOSE)$/.test(w))
+    .map((w) => w.toLowerCase());
+}
+
+function redactCallLiterals(text: string, mark: Marker): string {
+  CALL_HEAD.lastIndex = 0;
+  const spans: Array<[number, number]> = [];
+  for (let m = CALL_HEAD.exec(text); m !== null; m = CALL_HEAD.exec(text)) {
+    const callee = m[0].slice(0, -1).trim();
+    if (!callWords(callee).some((w) => CALL_WORDS.has(w))) continue;
+    // The argument list up to its closing parenthesis, on the same line, at most 400 characters.
+    let depth = 1;
+    let end = m.index + m[0].length;
+    let quote = '';
+    for (; end < text.length && end < m.index + m[0].length + 400 && depth > 0; end++) {
+      const c = text[end];
+      if (quote) {
+        if (c === '\\') end++;
+        else if (c === quote) quote = '';
+      } else if (c === '"' || c === "'" || c === '`') quote = c;
+      else if (c === '(' || c === '[' || c === '{') depth++;
+      else if (c === ')' || c === ']' || c === '}') depth--;
+      else if (c === '\n') break;
+    }
+    if (depth !== 0) continue;
+    const args = text.slice(m.index + m[0].length - 1, end);
+    const literals: Array<{ v: string; at: number }> = [];
+    CALL_LITERAL.lastIndex = 0;
+    for (let l = CALL_LITERAL.exec(args); l !== null; l = CALL_LITERAL.exec(args)) {
+      literals.push({ v: l[2], at: m.index + m[0].length - 1 + l.index + l[0].length - l[2].length - 1 });
+    }
+    for (let i = literals.length - 1; i >= 0; i--) {
+      const { v, at } = literals[i];
+      // Names of algorithms and formats (`RSASSA-PKCS1-v1_5`) are short words joined: a key has a long run.
+      if (notALiteral(v) || v.includes('://') || PATH.test(v) || UUID.test(v) || !/[A-Za-z0-9]{12}/.test(v)) continue;
+      if (/^[0-9a-fA-F]+$/.test(v) ? i > 0 && v.length >= 32 : looksRandom(v, 16) || oneCaseGenerated(v)) {
+        spans.push([at, at + v.length]);
+        break;
+      }
+    }
+    CALL_HEAD.lastIndex = Math.max(CALL_HEAD.lastIndex, m.index + m[0].length);
+  }
+  return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
+}
+
+/**
+ * The credential on an auth or login subcommand's line (`snyk auth <uuid>`, `ngrok authtoken <token>`, `b2
+ * authorize-account <key id> <key>`, `cf auth <user> <password>`): the only plain argument when it is generated,
+ * or the last of several (the ones before it name the account).
+ */
+const AUTH_LINE = /(?:^|[;&|(]|\$)[ \t]*(?:sudo[ \t]+|npx[ \t]+|pnpm[ \t]+dlx[ \t]+)?[a-z][\w.-]* +(?:auth|login|authtoken|auth-token|authorize|authorize-account)(?=[ \t])/gm;
+
+function redactAuthSubcommands(text: string, mark: Marker): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      AUTH_LINE.lastIndex = 0;
+      const head = AUTH_LINE.exec(line);
+      if (head === null) return line;
+      const positional: ShellWord[] = [];
+      const words = shellWords(line, head.index + head[0].length);
+      for (let i = 0; i < words.length; i++) {
+        const w = words[i];
+        if (!w.quoted && w.text.startsWith('-')) {
+          // A flag and its value: the flag rules judge those.
+          if (!w.text.includes('=') && words[i + 1] && !words[i + 1].text.startsWith('-')) i++;
+          continue;
+        }
+        positional.push(w);
+      }
+      if (positional.length === 0) return line;
+      const last = positional[positional.length - 1];
+      const v = last.text;
+      const generated = !notALiteral(v) && (UUID.test(v) || /^[0-9a-f]{32,}$/i.test(v) || looksRandom(v, 16));
+      if (!generated || (positional.length === 1 && v.length < 16)) return line;
+      return replaceAt(line, [[last.start, last.end]], 'secret', mark);
+    })
+    .join('\n');
+}
+
+/**
+ * A secret in a URL's path: the segment after a `key`, `token` or `secret` segment (`maker.ifttt.com/…/with/key/<key>`),
+ * and the segments after a `hooks` or `webhook(s)` segment that mix letters and digits (`hooks.zapier.com/hooks/catch/
+ * <id>/<secret>/`, `chat.example.com/hooks/<token>`): whoever has a webhook's URL can post to it.
+ */
+const URL_PATH = /\bhttps?:\/\/[^\s/"'<>`]+(\/[^\s"'<>`?#]*)/g;
+const PATH_KEY_SEGMENT = /^(?:key|keys|token|tokens|secret|apikey|api_key|api-key|access_token|accesstoken)$/;
+const HOOK_SEGMENT = /^(?:hooks?|webhooks?)$/;
+
+function redactUrlPaths(text: string, mark: Marker): string {
+  URL_PATH.lastIndex = 0;
+  const spans: Array<[number, number]> = [];
+  for (let m = URL_PATH.exec(text); m !== null; m = URL_PATH.exec(text)) {
+    let at = m.index + m[0].length - m[1].length;
+    let afterKey = false;
+    let afterHook = false;
+    // After a hook segment: runs of segments with digits (`<id>/<secret>`), taken whole when one mixes letters in.
+    let run: [number, number] | undefined;
+    let runMixed = false;
+    const endRun = () => {
+      if (run && runMixed) spans.push(run);
+      run = undefined;
+      runMixed = false;
+    };
+    for (const seg of m[1].split('/')) {
+      if (seg.length > 0 && !seg.includes(MARKER_PREFIX)) {
+        if (afterKey && looksRandom(seg, 16)) spans.push([at, at + seg.length]);
+        else if (afterHook && /\d/.test(seg) && /^[\w-]+$/.test(seg) && !UUID.test(seg)) {
+          run = run ? [run[0], at + seg.length] : [at, at + seg.length];
+          runMixed ||= /[A-Za-z]/.test(seg) && seg.length >= 6;
+        } else endRun();
+        afterKey = PATH_KEY_SEGMENT.test(seg);
+        if (HOOK_SEGMENT.test(seg)) afterHook = true;
+      }
+      at += seg.length + 1;
+    }
+    endRun();
+  }
+  return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
+}
+
+/**
+ * What a command that prints a credential printed: the line after `aws ecr get-login-password`, `gcloud auth
+ * print-access-token`, `heroku auth:token`, `vault print token` when it is one word.
+ */
+const PRINTS_CREDENTIAL = /\b(?:get-login-password|print-access-token|print-identity-token|get-authorization-token|auth:token|auth token|print token|create token|token create)\b[^\n]{0,400}\r?\n([ \t]*)([A-Za-z0-9._~+/=-]{16,})(?=\r?\n|$)/g;
+
+function redactPrintedCredentials(text: string, mark: Marker): string {
+  PRINTS_CREDENTIAL.lastIndex = 0;
+  return text.replace(PRINTS_CREDENTIAL, (all, indent: string, v: string) => {
+    if (notALiteral(v) || !(looksRandom(v, 16) || /^[A-Za-z0-9+/]{40,}={0,2}$/.test(v))) return all;
+    return all.slice(0, all.length - v.length) + mark('secret', v);
+  });
+}
+
+/** A PKCS#12 or Java key store (a private key inside) as base64 in a setting: `CERT_P12_BASE64=MII…`. */
+const KEY_STORE_B64 = /((?:p12|pfx|pkcs12|keystore|jks)[\w.-]{0,60}["']?[ \t]*[:=][ \t]*["']?)(MII[A-Za-z0-9+/]{60,}={0,2})/gi;
 
 // ---------------------------------------------------------------------------------------------
 // The rule set
@@ -1159,9 +1414,35 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   {
     type: 'secret',
     apply: redactAuthSubcommands,
-    trigger: / (?:auth|login|authtoken|auth-token)[ \t]+[A-Za-z0-9][A-Za-z0-9._~+/=-]{15}/,
-    needs: [' auth ', ' login ', ' authtoken ', ' auth-token '],
+    trigger: / (?:auth|login|authtoken|auth-token|authorize|authorize-account)[ \t]/,
+    needs: [' auth', ' login'],
   },
+  {
+    type: 'secret',
+    apply: redactSetters,
+    trigger: /(?:secrets?|user-secrets|env|envs|variables?|vars?)(?: +|:)(?:set|add|put|create|update|store) /,
+    needs: ['secret', 'env', 'var'],
+  },
+  {
+    type: 'secret',
+    apply: redactCallLiterals,
+    // a callee holding one of CALL_WORDS, then a long literal among its arguments (CALL_LITERAL: after `(` or `,`)
+    trigger: /(?:lient|ign|mac|MAC|jwt|Jwt|JWT|jws|Jws|JWS|jose|Jose|JOSE|uth|onnect|nit|onfigure|ealtime|nstance|ogin|redential|ecret|oken)[\w$]{0,40}(?:\.[\w$]{1,41}){0,3}[ \t]*\([^\n]{0,400}?["'`][^"'`\s\\]{16}/,
+    needs: ['("', "('", ', "', ", '", ',"', ",'", '(`', ', `', ',`', '(b', ', b', ',b'],
+  },
+  {
+    type: 'secret',
+    apply: redactUrlPaths,
+    trigger: /https?:\/\/[^\s"'<>`?#]{1,600}\/(?:key|keys|token|tokens|secret|apikey|api_key|api-key|access_token|accesstoken|hooks?|webhooks?)\//,
+    needs: ['/key', '/token', '/secret', '/api', '/access', '/hook', '/webhook'],
+  },
+  {
+    type: 'secret',
+    apply: redactPrintedCredentials,
+    trigger: /(?:get-login-password|print-access-token|print-identity-token|get-authorization-token|auth:token|auth token|print token|create token|token create)[^\n]{0,400}\r?\n[ \t]*[A-Za-z0-9._~+/=-]{16}/,
+    needs: ['-password', '-token', 'auth:token', 'auth token', 'print token', 'create token', 'token create'],
+  },
+  { type: 'private_key', pattern: KEY_STORE_B64, secretGroup: 2, trigger: /MII[A-Za-z0-9+/]{60}/, needs: ['MII'] },
   { type: 'password', apply: redactCredentialCalls, trigger: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/i, atWord: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/iy },
   { type: 'secret', apply: scanAssignments, trigger: NAME_WORD_TRIGGER, atWord: NAME_WORD_AT_WORD },
 ];

@@ -46,6 +46,36 @@ test('each kind of secret is replaced by [REDACTED:<type>]', () => {
   assert.equal(r.redact('Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345'), 'Authorization: Bearer [REDACTED:bearer_token]');
 });
 
+// Rule set 5: secrets told by where they stand in a command or a call, not by a name or a vendor's shape.
+test('secrets set through a CLI, handed to a client or a signer, in a webhook path or printed by a command are redacted', () => {
+  const r = new Redactor();
+  const cases: Array<[string, string]> = [
+    ['gh secret set DEPLOY_TOKEN --body "tqYQY2lkC25wSviAgFucip1OCtZw"', 'gh secret set DEPLOY_TOKEN --body "[REDACTED:secret]"'],
+    ['netlify env:set STRIPE_SECRET_KEY zzwrbd3jlfmKA7ZcwulhKcDa', 'netlify env:set STRIPE_SECRET_KEY [REDACTED:secret]'],
+    ['dotnet user-secrets set "Smtp:Password" "eYEO5yROUqqIK5yQ"', 'dotnet user-secrets set "Smtp:Password" "[REDACTED:secret]"'],
+    ['az keyvault secret set --vault-name kv1 --name db --value Xb7#kq2LmP9v', 'az keyvault secret set --vault-name kv1 --name db --value [REDACTED:secret]'],
+    ['doppler secrets set SENTRY_DSN=Gh7tQ2mXv9Lp', 'doppler secrets set SENTRY_DSN=[REDACTED:secret]'],
+    ['echo "bMJM0tCA4vdnqoby02ga" | wrangler secret put OPENAI_KEY', 'echo "[REDACTED:password]" | wrangler secret put OPENAI_KEY'],
+    ['const t = jwt.sign({ sub: id }, "tLOBnKF2pQTqxnTLigzaCzB9", { expiresIn: "1h" });', 'const t = jwt.sign({ sub: id }, "[REDACTED:secret]", { expiresIn: "1h" });'],
+    ['sig = hmac.new(b"G2xtWVM7tAooAMR1MiUvrh0m", body, sha256)', 'sig = hmac.new(b"[REDACTED:secret]", body, sha256)'],
+    ['DriverManager.getConnection("jdbc:postgresql://db/app", "app", "NkmMZli8qw9RgeKK")', 'DriverManager.getConnection("jdbc:postgresql://db/app", "app", "[REDACTED:secret]")'],
+    ['new Ably.Realtime("owQ2hZ.APfWq6:TBZASDJvKKmKo-6ujnhYSW")', 'new Ably.Realtime("[REDACTED:secret]")'],
+    // the first of two generated literals is the account's id; a hex one counts only after it
+    ['plivo.RestClient("MAI081HTO4W2BGCDQW22", "q6WmaDJCZtpT5wyPXlnAvZRi")', 'plivo.RestClient("MAI081HTO4W2BGCDQW22", "[REDACTED:secret]")'],
+    ['Client("AC1479907c3e798ba1123726be8588663f", "901a027dfda13f0cdbe03287f0b7020b")', 'Client("AC1479907c3e798ba1123726be8588663f", "[REDACTED:secret]")'],
+    ['StreamChat.getInstance("k9x2mq7bz4dn", "9bo1b700ocwqerfj47kfhczvymtbruma0ofn")', 'StreamChat.getInstance("k9x2mq7bz4dn", "[REDACTED:secret]")'],
+    ['b2 authorize-account 0012a3b4c5d6e7f0000000001 K00Ab3dE7fG2hJ4kLmNpQrStUvWx', 'b2 authorize-account 0012a3b4c5d6e7f0000000001 [REDACTED:secret]'],
+    ['cf auth deploy Xq9vL2mPk7RtZ4wB', 'cf auth deploy [REDACTED:secret]'],
+    ['https://maker.ifttt.com/trigger/done/with/key/ycHaLR6x3bUKoVVNH56jYN', 'https://maker.ifttt.com/trigger/done/with/key/[REDACTED:secret]'],
+    ['curl -X POST https://hooks.zapier.com/hooks/catch/9722814/mgzdn0g/', 'curl -X POST https://hooks.zapier.com/hooks/catch/[REDACTED:secret]/'],
+    ['$ aws ecr get-login-password --region us-east-1\neyJwYXlsb2FkIjoiQWJDZEVmR2hJams', '$ aws ecr get-login-password --region us-east-1\n[REDACTED:secret]'],
+    // a key as the user of `curl -u key:`, redacted by its shape first, keeps one whole marker
+    ['curl https://api.lob.com/v1/addresses -u live_0a1b2c3d4e5f60718293a4b5c6d7e8f9012:', 'curl https://api.lob.com/v1/addresses -u [REDACTED:api_key]:'],
+    ['IOS_DIST_CERT_P12_BASE64=MIIK' + 'Yn3fzJDDUC76NQVy4oFa'.repeat(4), 'IOS_DIST_CERT_P12_BASE64=[REDACTED:private_key]'],
+  ];
+  for (const [text, want] of cases) assert.equal(r.redact(text), want, text);
+});
+
 test('ordinary text and code that only looks similar is kept', () => {
   const r = new Redactor();
   const keep = [
@@ -79,6 +109,16 @@ test('ordinary text and code that only looks similar is kept', () => {
     'toolu_01A09q90qw90lq917835lq9 msg_01XFDUDYJgAACzvnptvVoYEL',
     'docker run -u 1000 -p 8080:80 nginx', 'cp -u -p src dst', 'psql -U postgres -p 5432 -h db',
     'gcloud auth activate-service-account --key-file k.json', 'kubectl auth can-i create pods', 'docker login registry.example.com',
+    // rule set 5's context rules, where they do not apply
+    'gh variable set REGION --body eu-west-1b', 'netlify env:set NODE_VERSION 20.11.1', 'gh secret set DEPLOY_KEY < key.txt',
+    'gh secret set API_TOKEN --body "$API_TOKEN"', 'vercel env add DATABASE_URL production',
+    'const t = jwt.sign(claims, process.env.JWT_SECRET);', "await subtle.sign('RSASSA-PKCS1-v1_5', key, data);",
+    'mixpanel.init("3f0b8cc0d1a24e6e9b0b2f7e35a1c4d2");', 'Cipher.getInstance("AES/GCM/NoPadding")',
+    'client.get("/api/v1/users/aB3dE5fG7hJ9kL1m")', 'const c = new Client({ intents: ["Guilds"] });',
+    'curl https://api.github.com/repos/o/r/hooks/12345678/pings', 'POST https://example.com/webhooks/stripe/v2',
+    'https://example.com/api/key/rotate', 'gcloud auth login jdoe@example.com', 'npm login --registry https://npm.example.com',
+    '$ gcloud auth print-access-token\nERROR: (gcloud.auth) You do not currently have an active account selected.',
+    'KEYSTORE_TYPE=PKCS12', 'cert_p12_path = "./signing/dist.p12"',
   ];
   for (const text of keep) assert.equal(r.redact(text), text);
 });
@@ -293,6 +333,16 @@ test('no input makes redaction slow: 200 KB of each shape that once took quadrat
     'expect prompts': 'expect "password: '.repeat(n / 18),
     'config flags': 'npm config ' + '--key '.repeat(n / 6),
     'auth subcommands': 'a auth '.repeat(n / 7),
+    // rule set 5's
+    'setters': 'gh secret set '.repeat(n / 14),
+    'setter words': 'gh secret set NAME ' + '--x '.repeat(n / 4),
+    'open calls': 'jwt.sign("' + 'a1B2c3D4e5F6g7H8('.repeat(n / 17),
+    'call heads': 'a.b.c.d'.repeat(n / 7) + '("x',
+    'hook paths': 'https://h/hooks/' + 'a1b2c3/'.repeat(n / 7),
+    'printed credentials': 'vault print token\n'.repeat(n / 18),
+    'key stores': 'p12='.repeat(n / 4) + 'MII' + 'A'.repeat(100),
+    'unclosed quotes': 'gh secret set "' + 'a'.repeat(n),
+    'callee words': 'Client'.repeat(n / 6) + '(', 'callee members': 'token.'.repeat(n / 6) + '(',
   };
   // CPU time, not wall time: what is guarded is quadratic work, which a loaded machine's wait does not add to.
   for (const [name, text] of Object.entries(cases)) {

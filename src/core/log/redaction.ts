@@ -1217,7 +1217,7 @@ function redactSetters(text: string, mark: Marker): string {
 }
 
 /**
- * A generated string literal handed to a call that builds a client, connects, signs or logs in:
+ * A generated string literal (letters and digits) handed to a call that builds a client, connects, signs or logs in:
  * `jwt.sign(claims, "<key>")`, `hmac.new(b"<key>", …)`, `new Ably.Realtime("<key>")`, `getConnection(url, "app",
  * "<password>")`, `Client("AC…", "<token>")`. When the call has several such literals, the first ones are ids (an
  * account, an app) and the last is the secret. A hex literal counts only after another literal (`Client(sid,
@@ -1266,7 +1266,7 @@ function redactCallLiterals(text: string, mark: Marker): string {
     for (let i = literals.length - 1; i >= 0; i--) {
       const { v, at } = literals[i];
       // Names of algorithms and formats (`RSASSA-PKCS1-v1_5`) are short words joined: a key has a long run.
-      if (notALiteral(v) || v.includes('://') || PATH.test(v) || UUID.test(v) || !/[A-Za-z0-9]{12}/.test(v)) continue;
+      if (notALiteral(v) || v.includes('://') || PATH.test(v) || UUID.test(v) || !/[A-Za-z0-9]{12}/.test(v) || !/\d/.test(v) || !/[A-Za-z]/.test(v)) continue;
       if (/^[0-9a-fA-F]+$/.test(v) ? i > 0 && v.length >= 32 : looksRandom(v, 16) || oneCaseGenerated(v)) {
         spans.push([at, at + v.length]);
         break;
@@ -1415,7 +1415,6 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
     type: 'secret',
     apply: redactAuthSubcommands,
     trigger: / (?:auth|login|authtoken|auth-token|authorize|authorize-account)[ \t]/,
-    needs: [' auth', ' login'],
   },
   {
     type: 'secret',
@@ -1426,21 +1425,21 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   {
     type: 'secret',
     apply: redactCallLiterals,
-    // a callee holding one of CALL_WORDS, then a long literal among its arguments (CALL_LITERAL: after `(` or `,`)
-    trigger: /(?:lient|ign|mac|MAC|jwt|Jwt|JWT|jws|Jws|JWS|jose|Jose|JOSE|uth|onnect|nit|onfigure|ealtime|nstance|ogin|redential|ecret|oken)[\w$]{0,40}(?:\.[\w$]{1,41}){0,3}[ \t]*\([^\n]{0,400}?["'`][^"'`\s\\]{16}/,
+    // a literal of 16 or more with letters and digits after `(` or `,` (what CALL_LITERAL takes); the callee is judged after
+    trigger: /[(,] ?b?["'`](?=[^"'`\s\\]{0,200}\d)(?=[^"'`\s\\]{0,200}[A-Za-z])[^"'`\s\\]{16}/,
     needs: ['("', "('", ', "', ", '", ',"', ",'", '(`', ', `', ',`', '(b', ', b', ',b'],
   },
   {
     type: 'secret',
     apply: redactUrlPaths,
     trigger: /https?:\/\/[^\s"'<>`?#]{1,600}\/(?:key|keys|token|tokens|secret|apikey|api_key|api-key|access_token|accesstoken|hooks?|webhooks?)\//,
-    needs: ['/key', '/token', '/secret', '/api', '/access', '/hook', '/webhook'],
+    needs: ['://'],
   },
   {
     type: 'secret',
     apply: redactPrintedCredentials,
     trigger: /(?:get-login-password|print-access-token|print-identity-token|get-authorization-token|auth:token|auth token|print token|create token|token create)[^\n]{0,400}\r?\n[ \t]*[A-Za-z0-9._~+/=-]{16}/,
-    needs: ['-password', '-token', 'auth:token', 'auth token', 'print token', 'create token', 'token create'],
+    needs: ['-password', 'token'],
   },
   { type: 'private_key', pattern: KEY_STORE_B64, secretGroup: 2, trigger: /MII[A-Za-z0-9+/]{60}/, needs: ['MII'] },
   { type: 'password', apply: redactCredentialCalls, trigger: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/i, atWord: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/iy },

@@ -260,7 +260,8 @@ function classifyName(name: string): Strength {
     } else if (w === 'token' && (before === 'api' || before === 'access' || before === 'auth' || before === 'refresh' || before === 'session' || before === 'bearer' || before === 'id' || before === 'oauth' || before === 'security')) {
       strength = 'strong';
     } else if (isStrongWord(w)) {
-      if (NEGATING_QUALIFIERS.has(before)) return 'none';
+      // `store` is a verb (`storePassword()`) except before a key store's password (Gradle's `storePassword "…"`).
+      if (NEGATING_QUALIFIERS.has(before) && !(before === 'store' && /^pass/.test(w))) return 'none';
       strength = 'strong';
     } else if (WEAK_WORDS.has(w)) {
       if (NEGATING_QUALIFIERS.has(before)) return 'none';
@@ -795,6 +796,7 @@ export const TOKEN_FAMILIES: readonly Family[] = [
   { type: 'sourcegraph_token', source: `sgp_(?:[a-f0-9]{16}_|local_)?[a-f0-9]{40}(?![${B62}])` },
   { type: 'buildkite_token', source: `bkua_[a-f0-9]{40}(?![${B62}])` },
   { type: 'databricks_token', source: `dapi[a-f0-9]{32}(?:-\\d)?(?![${B62}])` },
+  { type: 'nuget_key', source: `oy2[a-z0-9]{43}(?![${B62}])` },
   { type: 'adafruit_key', source: `aio_[${B62}]{28}(?![${B62}])`, keep: bodyAfterPrefix },
   { type: 'airtable_token', source: `pat[${B62}]{14}\\.[a-f0-9]{64}(?![${B62}])` },
   { type: 'dropbox_token', source: `sl\\.[${B62}_-]{120,}` },
@@ -849,11 +851,11 @@ const TOKEN_ANCHOR = new RegExp(TOKEN_ANCHORS.join('|'), 'g');
  * together they slowed its scan of every text about 2.5x (V8 scans for the set of first characters),
  * so they are a rule of their own, run only on a text holding one of RARE_TOKEN_NEEDS.
  */
-const RARE_TOKEN_ANCHOR_SOURCE = String.raw`dapi(?=[0-9a-f]{32})|A{22}|IQoJb3JpZ2luX2Vj|\|(?<=\d{15}\|)`;
+const RARE_TOKEN_ANCHOR_SOURCE = String.raw`dapi(?=[0-9a-f]{32})|oy2(?=[a-z0-9]{43})|A{22}|IQoJb3JpZ2luX2Vj|\|(?<=\d{15}\|)`;
 const RARE_TOKEN_ANCHOR = new RegExp(RARE_TOKEN_ANCHOR_SOURCE, 'g');
 // Each literal costs a string search of every text: the pre-2020 STS prefix (FwoGZXIvYXdz) and the
 // URL-encoded `%7C` of a Facebook token are left to their names (AWS_SESSION_TOKEN=, access_token=).
-const RARE_TOKEN_NEEDS = ['|', 'dapi', 'A'.repeat(22), 'IQoJb3JpZ2luX2Vj'];
+const RARE_TOKEN_NEEDS = ['|', 'dapi', 'oy2', 'A'.repeat(22), 'IQoJb3JpZ2luX2Vj'];
 const TOKEN_TAIL = /[A-Za-z0-9_-]*/y;
 /** A short word and its `_` or `-` right before a token, the word starting the run: `dckr_` in `dckr_pat_…`. */
 const TOKEN_HEAD = /(?:^|[^A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9]{1,7}[_-])$/;
@@ -1036,6 +1038,12 @@ function redactAuthorization(text: string, mark: Marker): string {
 const COMMANDS: Array<{ command: RegExp; flag: RegExp; keep?: (value: string) => boolean }> = [
   { command: /\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mysqlcheck|mysqlpump|mariadb(?:-dump|-admin)?)\b/, flag: /(?<=[ \t])-p(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
   { command: /\b(?:curl|wget|httpie|xh)\b|\bhttps?[ \t]+(?:-|GET|POST|PUT|PATCH|DELETE|HEAD)/, flag: /(?<=[ \t])(?:-u|--user|-a|--auth)(?:[ \t]+|=)(?:(["'])[^:"'\n]*:([^"'\n]+)\1|[^\s:"'`]*:([^\s"'`;|&]+))/g },
+  // A key as the user and no password (`curl -u sk_…:`), as Stripe, Lob and Checkr document their APIs.
+  {
+    command: /\b(?:curl|wget|httpie|xh)\b/,
+    flag: /(?<=[ \t])(?:-u|--user)(?:[ \t]+|=)(["']?)([^\s:"'`]{16,}):\1(?=[\s;|&]|$)/g,
+    keep: (v) => !(looksRandom(v, 16) || /^[0-9a-f]{32,}$/i.test(v) || oneCaseGenerated(v)),
+  },
   { command: /\bsshpass\b/, flag: /(?<=[ \t])-p[ \t]*(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
   { command: /\bredis-cli\b/, flag: /(?<=[ \t])-a[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
   { command: /\b(?:docker|podman|helm|buildah|skopeo|nerdctl|oras|crane)\b[^\n]*\blogin\b/, flag: /(?<=[ \t])-p[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
@@ -1055,14 +1063,18 @@ const COMMANDS: Array<{ command: RegExp; flag: RegExp; keep?: (value: string) =>
     flag: /(?<=[ \t])(?:-p|-P|--password|-password|-pw|--pass)(?:[ \t]+|=)(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g,
     keep: (v) => (/^\d[\d:./a-z-]*$/.test(v)) || !(secretLike(v) || looksRandom(v)),
   },
+  { command: /\bsecurity[ \t]+add-(?:generic|internet)-password\b/, flag: /(?<=[ \t])-w[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g },
   { command: /\bhtpasswd\b/, flag: /(?<=[ \t])-[a-zA-Z]*b[a-zA-Z]*[ \t]+(?:-\S+[ \t]+)*\S+[ \t]+\S+[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
 ];
 /** A user and a password as a call's two string arguments: `smtp.login("me", "…")`, `auth=("api", "…")`, `HTTPBasicAuth('u', '…')`. */
 /** Secrets handed to a command on its standard input or as a plain argument. */
-const PIPED_SECRET = /(\becho[ \t]+(?:-[ne]+[ \t]+)?)(["']?)([^\s"'|]+)\2([ \t]*\|[ \t]*(?:sudo[ \t]+-S|(?:docker|podman|nerdctl|buildah|skopeo|oras)[ \t]+login|helm[ \t]+registry[ \t]+login|passwd[ \t]+--stdin|chpasswd|kinit|vault[ \t]+login|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t:]+)?(?:secrets?|user-secrets)(?:[ \t]+|:)(?:set|put|add|create|update|store)\b|[a-z][\w.-]*[ \t][^\n|]{0,200}--password-stdin))|(\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(["'])([^"'\n]+)\6|(\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[=:][ \t]*["']?)([^\s:"']+:[^\s"']+)/g;
+const PIPED_SECRET = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?)(["']?)([^\s"'|]+)\2([ \t]*\|[ \t]*(?:sudo[ \t]+-S|(?:docker|podman|nerdctl|buildah|skopeo|oras)[ \t]+login|helm[ \t]+registry[ \t]+login|passwd[ \t]+--stdin|chpasswd|kinit|vault[ \t]+login|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t:]+)?(?:secrets?|user-secrets)(?:[ \t]+|:)(?:set|put|add|create|update|store)\b|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t]+)?store-secret\b|[a-z][\w.-]*[ \t][^\n|]{0,200}--password-stdin))|(\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(["'])([^"'\n]+)\6|(\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[=:][ \t]*["']?)([^\s:"']+:[^\s"']+)/g;
 const CREDENTIAL_PAIR = /((?:\.login|\bauth[ \t]*=[ \t]*|\bBasicAuth|\bHTTPBasicAuth|\bHTTPDigestAuth|\bbasic_auth|\.auth|\.setCredentials|\bPasswordAuthentication|\bNetworkCredential)[ \t]*\(?\(?[ \t]*(["'])[^"'\n]*\2[ \t]*,[ \t]*)(["'])([^"'\n]+)\3/g;
 /** A password flag after a blank (`-p…`, `-u`, `--user`, `-a`, `-P`, `-w`, `-U`, `-k`, `-S`, `-b…`), `echo … |`, `ConvertTo-SecureString`, `BUNDLE_…`. */
-const COMMAND_TRIGGER = /-(?<=[ \t]-)(?:[pPauUwkbSN]|-(?:user|auth|password)\b)|-(?<=ConvertTo-)S|_(?<=BUNDLE_)|\|(?<=\becho[ \t][^\n|]{1,200}\|)|:(?<=\/[uU][sS][eE][rR]:)/;
+const COMMAND_TRIGGER = /-(?<=[ \t]-)(?:[pPauUwkbSN]|-(?:user|auth|password)\b)|-(?<=ConvertTo-)S|_(?<=BUNDLE_)|\|(?<=\b(?:echo|printf)[ \t][^\n|]{1,200}\|)|:(?<=\/[uU][sS][eE][rR]:)/;
+
+/** A user and password piped into base64, a Basic credential being built: `printf ':<pat>' | base64`. */
+const PIPED_BASIC = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?(["'])[^"'\s:]{0,100}:)([^"'\s]+)(\2[ \t]*\|[ \t]*base64\b)/g;
 
 function redactCredentialCalls(text: string, mark: Marker): string {
   CREDENTIAL_PAIR.lastIndex = 0;
@@ -1081,6 +1093,10 @@ function redactCommands(text: string, mark: Marker): string {
     if (s2 !== undefined) return `${e2}${q2}${mark('password', secret)}${q2}`;
     return `${e3}${mark('password', secret)}`;
   });
+  PIPED_BASIC.lastIndex = 0;
+  out = out.replace(PIPED_BASIC, (all, head: string, _q: string, secret: string, tail: string) =>
+    secret.length < 3 || notALiteral(secret) ? all : head + mark('password', secret) + tail,
+  );
   for (const { command, flag, keep } of COMMANDS) {
     if (!command.test(out)) continue;
     out = out
@@ -1241,7 +1257,10 @@ function redactCallLiterals(text: string, mark: Marker): string {
   const spans: Array<[number, number]> = [];
   for (let m = CALL_HEAD.exec(text); m !== null; m = CALL_HEAD.exec(text)) {
     const callee = m[0].slice(0, -1).trim();
-    if (!callWords(callee).some((w) => CALL_WORDS.has(w))) continue;
+    // `smartsheet.Smartsheet("<token>")`: an SDK's entry point, named after its module, takes its credential.
+    const parts = callee.replace(/^new[ \t]+/, '').split('.');
+    const sdkEntry = parts.length >= 2 && parts[parts.length - 1].toLowerCase() === parts[parts.length - 2].toLowerCase();
+    if (!sdkEntry && !callWords(callee).some((w) => CALL_WORDS.has(w))) continue;
     // The argument list up to its closing parenthesis, on the same line, at most 400 characters.
     let depth = 1;
     let end = m.index + m[0].length;
@@ -1314,41 +1333,41 @@ function redactAuthSubcommands(text: string, mark: Marker): string {
 
 /**
  * A secret in a URL's path: the segment after a `key`, `token` or `secret` segment (`maker.ifttt.com/…/with/key/<key>`),
- * and the segments after a `hooks` or `webhook(s)` segment that mix letters and digits (`hooks.zapier.com/hooks/catch/
- * <id>/<secret>/`, `chat.example.com/hooks/<token>`): whoever has a webhook's URL can post to it.
+ * and after a hook segment (`hooks`, `webhook(s)`, `build_hooks`, `deploy`) the rest of the URL from its first segment
+ * with a digit on, when some segment from there mixes letters and digits (`hooks.zapier.com/hooks/catch/<id>/<secret>/`,
+ * `api.render.com/deploy/srv-<id>?key=<key>`): whoever has a hook's URL can post to it. A GitHub hook's number
+ * (`/hooks/12345/pings`) mixes nothing and stays.
  */
-const URL_PATH = /\bhttps?:\/\/[^\s/"'<>`]+(\/[^\s"'<>`?#]*)/g;
+const URL_PATH = /\bhttps?:\/\/[^\s/"'<>`]+(\/[^\s"'<>`?#]*)(\?[^\s"'<>`#]*)?/g;
 const PATH_KEY_SEGMENT = /^(?:key|keys|token|tokens|secret|apikey|api_key|api-key|access_token|accesstoken)$/;
-const HOOK_SEGMENT = /^(?:hooks?|webhooks?)$/;
+const HOOK_SEGMENT = /^(?:hooks?|webhooks?|build_hooks|deploy_hooks|build-hooks|deploy-hooks|deploy)$/;
 
 function redactUrlPaths(text: string, mark: Marker): string {
   URL_PATH.lastIndex = 0;
   const spans: Array<[number, number]> = [];
   for (let m = URL_PATH.exec(text); m !== null; m = URL_PATH.exec(text)) {
-    let at = m.index + m[0].length - m[1].length;
+    const pathStart = m.index + m[0].length - m[1].length - (m[2]?.length ?? 0);
+    let at = pathStart;
     let afterKey = false;
     let afterHook = false;
-    // After a hook segment: runs of segments with digits (`<id>/<secret>`), taken whole when one mixes letters in.
-    let run: [number, number] | undefined;
-    let runMixed = false;
-    const endRun = () => {
-      if (run && runMixed) spans.push(run);
-      run = undefined;
-      runMixed = false;
-    };
+    let hookFrom = -1;
+    let hookMixed = false;
     for (const seg of m[1].split('/')) {
       if (seg.length > 0 && !seg.includes(MARKER_PREFIX)) {
         if (afterKey && looksRandom(seg, 16)) spans.push([at, at + seg.length]);
-        else if (afterHook && /\d/.test(seg) && /^[\w-]+$/.test(seg) && !UUID.test(seg)) {
-          run = run ? [run[0], at + seg.length] : [at, at + seg.length];
-          runMixed ||= /[A-Za-z]/.test(seg) && seg.length >= 6;
-        } else endRun();
+        if (afterHook && /\d/.test(seg) && /^[\w-]+$/.test(seg) && !UUID.test(seg) && hookFrom < 0) hookFrom = at;
+        if (hookFrom >= 0 && /\d/.test(seg) && /[A-Za-z]/.test(seg) && seg.length >= 6) hookMixed = true;
         afterKey = PATH_KEY_SEGMENT.test(seg);
         if (HOOK_SEGMENT.test(seg)) afterHook = true;
       }
       at += seg.length + 1;
     }
-    endRun();
+    if (hookFrom >= 0 && hookMixed) {
+      let end = pathStart + m[1].length;
+      while (end > hookFrom && text[end - 1] === '/') end--;
+      if (m[2] !== undefined && m[2].length > 1) end = m.index + m[0].length;
+      spans.push([hookFrom, end]);
+    }
   }
   return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
 }
@@ -1366,6 +1385,26 @@ function redactPrintedCredentials(text: string, mark: Marker): string {
     return all.slice(0, all.length - v.length) + mark('secret', v);
   });
 }
+
+/**
+ * Credentials keyed by host under an auth method's name (Composer's auth.json: `"github-oauth": {"github.com":
+ * "<token>"}`, `"bearer": {"repo.example.com": "<token>"}`): every string value inside.
+ */
+const HOST_MAP = /("(?:bearer|github-oauth|gitlab-oauth|gitlab-token|bitbucket-oauth)"[ \t]*:[ \t]*\{)([^{}]{0,2000})\}/g;
+const HOST_MAP_VALUE = /("[\w.:-]{1,200}"[ \t]*:[ \t]*")([^"\\\n]{3,})"/g;
+
+function redactHostMaps(text: string, mark: Marker): string {
+  HOST_MAP.lastIndex = 0;
+  return text.replace(HOST_MAP, (_all, head: string, body: string) => {
+    HOST_MAP_VALUE.lastIndex = 0;
+    return head + body.replace(HOST_MAP_VALUE, (all, h: string, v: string) => (notALiteral(v) ? all : h + mark('secret', v) + '"')) + '}';
+  });
+}
+
+/** A Java key store (JKS: 0xFEEDFEED, JCEKS: 0xCECECECE) as base64: its magic says what it is, whatever its name. */
+const KEY_STORE_MAGIC = /(?<![A-Za-z0-9+/])(?:\/u3\+7Q|zs7OzgAAAA)[A-Za-z0-9+/]{90,}={0,2}/g;
+/** Redis Sentinel's password line: `sentinel auth-pass <master> <password>`. */
+const SENTINEL_AUTH = /^([ \t]*sentinel[ \t]+auth-pass[ \t]+\S+[ \t]+)(\S+)/gm;
 
 /** A PKCS#12 or Java key store (a private key inside) as base64 in a setting: `CERT_P12_BASE64=MII…`. */
 const KEY_STORE_B64 = /((?:p12|pfx|pkcs12|keystore|jks)[\w.-]{0,60}["']?[ \t]*[:=][ \t]*["']?)(MII[A-Za-z0-9+/]{60,}={0,2})/gi;
@@ -1432,7 +1471,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   {
     type: 'secret',
     apply: redactUrlPaths,
-    trigger: /https?:\/\/[^\s"'<>`?#]{1,600}\/(?:key|keys|token|tokens|secret|apikey|api_key|api-key|access_token|accesstoken|hooks?|webhooks?)\//,
+    trigger: /https?:\/\/[^\s"'<>`?#]{1,600}\/(?:key|keys|token|tokens|secret|apikey|api_key|api-key|access_token|accesstoken|hooks?|webhooks?|build_hooks|deploy_hooks|build-hooks|deploy-hooks|deploy)\//,
     needs: ['://'],
   },
   {
@@ -1442,6 +1481,9 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
     needs: ['-password', 'token'],
   },
   { type: 'private_key', pattern: KEY_STORE_B64, secretGroup: 2, trigger: /MII[A-Za-z0-9+/]{60}/, needs: ['MII'] },
+  { type: 'private_key', pattern: KEY_STORE_MAGIC, trigger: /(?:\/u3\+7Q|zs7OzgAAAA)[A-Za-z0-9+/]{90}/, needs: ['/u3+7Q', 'zs7OzgAAAA'] },
+  { type: 'secret', apply: redactHostMaps, trigger: /"(?:bearer|github-oauth|gitlab-oauth|gitlab-token|bitbucket-oauth)"[ \t]*:[ \t]*\{/, needs: ['"bearer"', '-oauth"', '"gitlab-token"'] },
+  { type: 'password', pattern: SENTINEL_AUTH, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /sentinel[ \t]+auth-pass[ \t]/, needs: ['auth-pass'] },
   { type: 'password', apply: redactCredentialCalls, trigger: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/i, atWord: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/iy },
   { type: 'secret', apply: scanAssignments, trigger: NAME_WORD_TRIGGER, atWord: NAME_WORD_AT_WORD },
 ];

@@ -71,6 +71,20 @@ test('secrets set through a CLI, handed to a client or a signer, in a webhook pa
     ['$ aws ecr get-login-password --region us-east-1\neyJwYXlsb2FkIjoiQWJDZEVmR2hJams', '$ aws ecr get-login-password --region us-east-1\n[REDACTED:secret]'],
     // a key as the user of `curl -u key:`, redacted by its shape first, keeps one whole marker
     ['curl https://api.lob.com/v1/addresses -u live_0a1b2c3d4e5f60718293a4b5c6d7e8f9012:', 'curl https://api.lob.com/v1/addresses -u [REDACTED:api_key]:'],
+    // rule set 5, second round (sets F and G)
+    ['curl -u 0a1b2c3d4e5f60718293a4b5c6d7e8f901234567: https://api.checkr.com/v1/candidates', 'curl -u [REDACTED:password]: https://api.checkr.com/v1/candidates'],
+    ['client = smartsheet.Smartsheet("Zx8kQ2mLp4Rt7Vb1Nc6Hd9Jf3Gs5Wa0Ey2Ui")', 'client = smartsheet.Smartsheet("[REDACTED:secret]")'],
+    ['printf "Xb7kq2LmP9vQ4tRz8wN3" | circleci context store-secret github acme PROD_KEY', 'printf "[REDACTED:password]" | circleci context store-secret github acme PROD_KEY'],
+    ["printf 'Xb7kq2LmP9vQ4tRz' | docker secret create db_password -", "printf '[REDACTED:password]' | docker secret create db_password -"],
+    ['security add-generic-password -a ci -s npm-token -w Xb7kq2LmP9vQ4tRz', 'security add-generic-password -a ci -s npm-token -w [REDACTED:password]'],
+    ['      storePassword "Xb7kq2LmP9vQ4tRz"', '      storePassword "[REDACTED:secret]"'],
+    ['ANDROID_KEYSTORE_BASE64=/u3+7Q' + 'AAAAAgAAAAEAAAABAAZ1cGxvYWQ'.repeat(4), 'ANDROID_KEYSTORE_BASE64=[REDACTED:private_key]'],
+    ['curl -X POST -d {} https://api.netlify.com/build_hooks/5f0e1d2c3b4a59687f0e1d2c', 'curl -X POST -d {} https://api.netlify.com/build_hooks/[REDACTED:secret]'],
+    ["-H \"Authorization: Basic $(printf ':k3x9q2m7z4b8n1v6c5x0l2k9j8h7g6f5d4s3a2q1w0e9r8t7y6u5' | base64)\"", "-H \"Authorization: Basic $(printf ':[REDACTED:password]' | base64)\""],
+    ['<add key="https://api.nuget.org/v3/index.json" value="oy2abcdefghijklmnopqrstuvwxyz0123456789abcdefg" />', '<add key="https://api.nuget.org/v3/index.json" value="[REDACTED:nuget_key]" />'],
+    ['{"bearer": {"repo.acme.io": "Xb7kq2LmP9vQ4tRz8wN3"}, "github-oauth": {"github.com": "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"}}', '{"bearer": {"repo.acme.io": "[REDACTED:secret]"}, "github-oauth": {"github.com": "[REDACTED:secret]"}}'],
+    ['sentinel auth-pass mymaster Xb7kq2LmP9vQ4tRz', 'sentinel auth-pass mymaster [REDACTED:password]'],
+    ['curl -X POST https://api.render.com/deploy/srv-18ugygfqhp6guuip?key=DTs5zkmXs8s', 'curl -X POST https://api.render.com/deploy/[REDACTED:secret]'],
     ['IOS_DIST_CERT_P12_BASE64=MIIK' + 'Yn3fzJDDUC76NQVy4oFa'.repeat(4), 'IOS_DIST_CERT_P12_BASE64=[REDACTED:private_key]'],
   ];
   for (const [text, want] of cases) assert.equal(r.redact(text), want, text);
@@ -119,6 +133,9 @@ test('ordinary text and code that only looks similar is kept', () => {
     'https://example.com/api/key/rotate', 'gcloud auth login jdoe@example.com', 'npm login --registry https://npm.example.com',
     '$ gcloud auth print-access-token\nERROR: (gcloud.auth) You do not currently have an active account selected.',
     'KEYSTORE_TYPE=PKCS12', 'cert_p12_path = "./signing/dist.p12"',
+    'curl -u admin: http://localhost:9200', 'curl -u "$KEY:" https://api.example.com', 'await storePassword(user, input);',
+    'https://ci.example.com/deploy/v2/status', 'POST https://example.com/webhooks/stripe?key=abc', 'printf "%s" "$TOKEN" | docker secret create tok -', 'printf "hello: world" | base64',
+    '{"bearer": {}}', 'sentinel auth-pass mymaster ${REDIS_PASSWORD}',
   ];
   for (const text of keep) assert.equal(r.redact(text), text);
 });
@@ -343,6 +360,8 @@ test('no input makes redaction slow: 200 KB of each shape that once took quadrat
     'key stores': 'p12='.repeat(n / 4) + 'MII' + 'A'.repeat(100),
     'unclosed quotes': 'gh secret set "' + 'a'.repeat(n),
     'callee words': 'Client'.repeat(n / 6) + '(', 'callee members': 'token.'.repeat(n / 6) + '(',
+    'host maps': '"bearer": {'.repeat(n / 11), 'piped credentials': 'printf ":'.repeat(n / 9), 'key store magic': '/u3+7Q'.repeat(n / 6),
+    'curl users': 'curl -u ' + 'a'.repeat(n) + ' x', 'sentinel lines': 'sentinel auth-pass '.repeat(n / 19),
   };
   // CPU time, not wall time: what is guarded is quadratic work, which a loaded machine's wait does not add to.
   for (const [name, text] of Object.entries(cases)) {

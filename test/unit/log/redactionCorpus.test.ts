@@ -29,7 +29,6 @@ const credentials: Credential[] = readFileSync(join(FIXTURES, 'credentials.jsonl
  * another) shows up; ARCHITECTURE.md ("Redaction") names them too.
  */
 const KNOWN_MISSES = new Set([
-  'composer auth github-oauth', // `"github.com": "<40 hex>"`: a host as the name
   'pgbouncer userlist', // `"user" "password"`: nothing says which is which
   // rule set 4's stand-ins for unseen formats that it still misses:
   'launchdarkly sdk key', // `sdk-<uuid>`: request and session ids look the same

@@ -152,6 +152,8 @@ function isTypeAnnotation(v: string): boolean {
 
 /** Unquoted code rather than a literal: calls, member access, operators, keywords. */
 function isCode(v: string): boolean {
+  // Code names no member after a UUID or a digest: `st.<uuid>.<hex>.<hex>` (Infisical) is a token.
+  if (/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32}/i.test(v) && !/[()[\]\s]/.test(v)) return false;
   // a call whose arguments go on below: `creds = LoadCredential(account,`
   if (/^(?:[A-Za-z_$][\w$]*(?:\.|::|->))*[A-Za-z_$][\w$]*\(/.test(v)) return true;
   // a regex literal
@@ -195,7 +197,7 @@ const STRONG_WORDS = new Set(['password', 'passwd', 'passphrase', 'pwd', 'psk', 
 /** Segments ending in one of these are strong too (`PGPASSWORD`, `GHTOKEN`, `mysecret`). */
 const STRONG_SUFFIXES = ['password', 'passwd', 'passphrase', 'secret', 'token', 'apikey', 'accesskey', 'secretkey', 'privatekey'];
 /** Words after which `key` is a secret: `ENCRYPTION_KEY`, `stripeKey`, `AccountKey`. */
-const SECRET_KEY_QUALIFIERS = new Set(['api', 'access', 'secret', 'private', 'preshared', 'pre', 'auth', 'master', 'encryption', 'encrypt', 'decryption', 'signing', 'sign', 'account', 'shared', 'license', 'licence', 'app', 'application', 'service', 'subscription', 'deploy', 'ssh', 'gpg', 'pgp', 'hmac', 'aes', 'crypt', 'crypto', 'cipher', 'session', 'client', 'consumer', 'stripe', 'webhook', 'jwt', 'root', 'admin', 'write', 'read', 'ingest', 'ingestion', 'management', 'user', 'personal', 'security', 'storage', 'primary', 'secondary', 'server', 'device', 'vault', 'kms', 'wrapping', 'data', 'recovery', 'backup', 'dev', 'prod', 'live', 'test']);
+const SECRET_KEY_QUALIFIERS = new Set(['api', 'access', 'secret', 'private', 'preshared', 'pre', 'auth', 'master', 'encryption', 'encrypt', 'decryption', 'signing', 'sign', 'account', 'shared', 'license', 'licence', 'app', 'application', 'service', 'subscription', 'deploy', 'ssh', 'gpg', 'pgp', 'hmac', 'aes', 'crypt', 'crypto', 'cipher', 'session', 'client', 'consumer', 'stripe', 'webhook', 'jwt', 'root', 'admin', 'write', 'read', 'ingest', 'ingestion', 'management', 'user', 'personal', 'security', 'storage', 'primary', 'secondary', 'server', 'device', 'vault', 'kms', 'wrapping', 'data', 'recovery', 'backup', 'dev', 'prod', 'live', 'test', 'setup', 'join', 'enrollment', 'enroll', 'registration', 'bootstrap']);
 /** Words before `key`/`token`/`secret`/`password` that make it something else. */
 const NEGATING_QUALIFIERS = new Set([
   // keys of data structures
@@ -1406,6 +1408,9 @@ const KEY_STORE_MAGIC = /(?<![A-Za-z0-9+/])(?:\/u3\+7Q|zs7OzgAAAA)[A-Za-z0-9+/]{
 /** Redis Sentinel's password line: `sentinel auth-pass <master> <password>`. */
 const SENTINEL_AUTH = /^([ \t]*sentinel[ \t]+auth-pass[ \t]+\S+[ \t]+)(\S+)/gm;
 
+/** strongSwan's and Libreswan's ipsec.secrets: `<ids> : PSK "<secret>"` (also XAUTH, EAP). */
+const IPSEC_SECRET = /(: (?:PSK|XAUTH|EAP)[ \t]+")([^"\n]+)(")/g;
+
 /** A PKCS#12 or Java key store (a private key inside) as base64 in a setting: `CERT_P12_BASE64=MII…`. */
 const KEY_STORE_B64 = /((?:p12|pfx|pkcs12|keystore|jks)[\w.-]{0,60}["']?[ \t]*[:=][ \t]*["']?)(MII[A-Za-z0-9+/]{60,}={0,2})/gi;
 
@@ -1481,6 +1486,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
     needs: ['-password', 'token'],
   },
   { type: 'private_key', pattern: KEY_STORE_B64, secretGroup: 2, trigger: /MII[A-Za-z0-9+/]{60}/, needs: ['MII'] },
+  { type: 'password', pattern: IPSEC_SECRET, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /: (?:PSK|XAUTH|EAP)[ \t]+"/, needs: [': PSK', ': XAUTH', ': EAP'] },
   { type: 'private_key', pattern: KEY_STORE_MAGIC, trigger: /(?:\/u3\+7Q|zs7OzgAAAA)[A-Za-z0-9+/]{90}/, needs: ['/u3+7Q', 'zs7OzgAAAA'] },
   { type: 'secret', apply: redactHostMaps, trigger: /"(?:bearer|github-oauth|gitlab-oauth|gitlab-token|bitbucket-oauth)"[ \t]*:[ \t]*\{/, needs: ['"bearer"', '-oauth"', '"gitlab-token"'] },
   { type: 'password', pattern: SENTINEL_AUTH, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /sentinel[ \t]+auth-pass[ \t]/, needs: ['auth-pass'] },

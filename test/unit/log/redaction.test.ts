@@ -84,6 +84,9 @@ test('secrets set through a CLI, handed to a client or a signer, in a webhook pa
     ['<add key="https://api.nuget.org/v3/index.json" value="oy2abcdefghijklmnopqrstuvwxyz0123456789abcdefg" />', '<add key="https://api.nuget.org/v3/index.json" value="[REDACTED:nuget_key]" />'],
     ['{"bearer": {"repo.acme.io": "Xb7kq2LmP9vQ4tRz8wN3"}, "github-oauth": {"github.com": "0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"}}', '{"bearer": {"repo.acme.io": "[REDACTED:secret]"}, "github-oauth": {"github.com": "[REDACTED:secret]"}}'],
     ['sentinel auth-pass mymaster Xb7kq2LmP9vQ4tRz', 'sentinel auth-pass mymaster [REDACTED:password]'],
+    // rule set 5, third round (set I)
+    ['%any %any : PSK "Xb7kq2LmP9vQ4tRz8wN3"', '%any %any : PSK "[REDACTED:password]"'],
+    ['netbird up --setup-key 4F1B2C3D-1111-2222-3333-444455556666', 'netbird up --setup-key [REDACTED:secret]'],
     ['curl -X POST https://api.render.com/deploy/srv-18ugygfqhp6guuip?key=DTs5zkmXs8s', 'curl -X POST https://api.render.com/deploy/[REDACTED:secret]'],
     ['IOS_DIST_CERT_P12_BASE64=MIIK' + 'Yn3fzJDDUC76NQVy4oFa'.repeat(4), 'IOS_DIST_CERT_P12_BASE64=[REDACTED:private_key]'],
   ];
@@ -135,7 +138,7 @@ test('ordinary text and code that only looks similar is kept', () => {
     'KEYSTORE_TYPE=PKCS12', 'cert_p12_path = "./signing/dist.p12"',
     'curl -u admin: http://localhost:9200', 'curl -u "$KEY:" https://api.example.com', 'await storePassword(user, input);',
     'https://ci.example.com/deploy/v2/status', 'POST https://example.com/webhooks/stripe?key=abc', 'printf "%s" "$TOKEN" | docker secret create tok -', 'printf "hello: world" | base64',
-    '{"bearer": {}}', 'sentinel auth-pass mymaster ${REDIS_PASSWORD}',
+    '{"bearer": {}}', 'sentinel auth-pass mymaster ${REDIS_PASSWORD}', 'the PSK "shared key" is set in ipsec.secrets', 'setup_key_id: 4F1B2C3D-1111-2222-3333-444455556666',
   ];
   for (const text of keep) assert.equal(r.redact(text), text);
 });

@@ -8,7 +8,7 @@ import { InvalidInputError, errorMessage } from '../errors';
 import { buildIndexDocument, type IndexDocument } from '../search/indexText';
 import { estimateTokens, type NewEvent } from '../types';
 import type { PayloadStore } from './payloadStore';
-import { REDACTION_RULESET_VERSION, type Redactor, type RedactionOptions } from './redaction';
+import { PRINTS_CREDENTIAL_COMMAND, REDACTION_RULESET_VERSION, type Redactor, type RedactionOptions } from './redaction';
 
 /** Characters of content the event row keeps when the full text lives in the payload store. */
 export const PREVIEW_CHARS = 512;
@@ -59,7 +59,13 @@ export function cutPreview(text: string): string {
   return text.slice(0, end);
 }
 
+/** How many recent tool calls that print a credential a preparer remembers, for the results that follow them. */
+const CREDENTIAL_CALLS_KEPT = 256;
+
 export class EventPreparer {
+  /** Tool call ids (as given) of recent calls whose command prints a credential (PRINTS_CREDENTIAL_COMMAND). */
+  private readonly credentialCalls = new Set<string>();
+
   constructor(
     private readonly redactor: Redactor,
     private readonly payloads: PayloadStore,
@@ -103,10 +109,10 @@ export class EventPreparer {
       throw new InvalidInputError(`${where}: "meta" must be an object`);
     }
     const r = this.redactor;
-    const content = r.redact(e.content);
     const headline = optString(e.headline, 'headline');
     const name = optString(e.name, 'name');
     const toolCallId = optString(e.toolCallId, 'toolCallId');
+    const content = this.credentialAware(e.kind, e.content, toolCallId, r.redact(e.content));
     let meta: Record<string, unknown>;
     let metaJson: string;
     try {
@@ -143,4 +149,27 @@ export class EventPreparer {
       metaJson,
     };
   }
+
+  /**
+   * A tool's output is a credential when its command prints one and it is one word (`aws ecr get-login-password`,
+   * `op read …`): the command is in the tool call appended before it (remembered by its id, in this preparer), or on
+   * the output's own first line (`$ <command>`, Scroll's run_command). Shapes alone would miss a password manager's
+   * plain password.
+   */
+  private credentialAware(kind: string, raw: string, toolCallId: string | null, redacted: string): string {
+    if (!this.redactor.enabled) return redacted;
+    if (kind === 'tool_call') {
+      if (toolCallId !== null && PRINTS_CREDENTIAL_COMMAND.test(raw)) {
+        if (this.credentialCalls.size >= CREDENTIAL_CALLS_KEPT) this.credentialCalls.delete(this.credentialCalls.values().next().value!);
+        this.credentialCalls.add(toolCallId);
+      }
+      return redacted;
+    }
+    if (kind !== 'tool_result') return redacted;
+    const fromCall = toolCallId !== null && this.credentialCalls.delete(toolCallId);
+    const nl = raw.indexOf('\n');
+    const firstLine = raw.startsWith('$ ') ? (nl < 0 ? raw : raw.slice(0, nl)) : '';
+    return fromCall || PRINTS_CREDENTIAL_COMMAND.test(firstLine) ? this.redactor.redactCommandOutput(redacted) : redacted;
+  }
+
 }

@@ -1411,6 +1411,32 @@ const SENTINEL_AUTH = /^([ \t]*sentinel[ \t]+auth-pass[ \t]+\S+[ \t]+)(\S+)/gm;
 /** strongSwan's and Libreswan's ipsec.secrets: `<ids> : PSK "<secret>"` (also XAUTH, EAP). */
 const IPSEC_SECRET = /(: (?:PSK|XAUTH|EAP)[ \t]+")([^"\n]+)(")/g;
 
+/**
+ * Commands whose output is a credential: tokens printed by cloud CLIs, secret stores read, secrets decoded or freshly
+ * generated (`aws ecr get-login-password`, `gh auth token`, `op read op://…`, `gcloud secrets versions access`,
+ * `vault kv get -field=password`, `kubectl get secret … | base64 -d`, `openssl rand -base64 32`). A tool's output
+ * after one of them is judged by this, not by its shape: see `credentialOutput`.
+ */
+export const PRINTS_CREDENTIAL_COMMAND = /\b(?:get-login-password|print-access-token|print-identity-token|get-authorization-token|get-access-token|auth:token|auth[ \t]+token|print[ \t]+token|create[ \t]+token|token[ \t]+create|config:get|secrets?[ \t]+(?:versions[ \t]+)?(?:access|get|show|reveal)|get-secret-value|get-parameters?\b[^\n]{0,200}--with-decryption|keyvault[ \t]+secret[ \t]+show|kv[ \t]+get|read[ \t]+-field|find-(?:generic|internet)-password|secret-tool[ \t]+lookup|keyring[ \t]+get|(?:op|bw|gopass)[ \t]+(?:read|get|show)|pass[ \t]+show|sops[ \t]+(?:-d|--decrypt)|base64[ \t]+(?:-d|--decode)|openssl[ \t]+rand|token_(?:hex|urlsafe|bytes)|randomBytes|pwgen|\/dev\/urandom)\b/;
+
+/** Where a tool's own output starts in a result: after Scroll's `--- stdout ---` or Codex's `Output:` line, else at once. */
+const OUTPUT_START = /(?:^|\n)(?:--- stdout ---|Output:)\r?\n/;
+
+/**
+ * The credential in a tool's output when the command that made it prints one (PRINTS_CREDENTIAL_COMMAND): the output
+ * when it is one word (8 to 4,096 characters on its own; a table, JSON or an error message is left to the other rules).
+ */
+export function credentialOutput(output: string, mark: Marker): string {
+  const m = OUTPUT_START.exec(output);
+  const from = m ? m.index + m[0].length : 0;
+  const end = output.indexOf('\n--- stderr ---', from);
+  const body = output.slice(from, end < 0 ? output.length : end);
+  const word = body.trim();
+  if (word.length < 8 || word.length > 4096 || /\s/.test(word) || notALiteral(word) || word.includes(MARKER_PREFIX)) return output;
+  const at = from + body.indexOf(word);
+  return output.slice(0, at) + mark('secret', word) + output.slice(at + word.length);
+}
+
 /** A PKCS#12 or Java key store (a private key inside) as base64 in a setting: `CERT_P12_BASE64=MII…`. */
 const KEY_STORE_B64 = /((?:p12|pfx|pkcs12|keystore|jks)[\w.-]{0,60}["']?[ \t]*[:=][ \t]*["']?)(MII[A-Za-z0-9+/]{60,}={0,2})/gi;
 
@@ -1688,6 +1714,15 @@ export class Redactor {
       this.idMemo.set(text, (out = this.run(text, this.keyed)));
     }
     return out;
+  }
+
+  /**
+   * A tool's output (already redacted) when the command that made it prints a credential: the output, if it is one
+   * word, is the secret (`credentialOutput`). The caller knows the command: the tool call's text, or the output's own
+   * first line (`$ <command>`, as Scroll's run_command writes it).
+   */
+  redactCommandOutput(output: string): string {
+    return this.enabled ? credentialOutput(output, typeMarker) : output;
   }
 
   /** The pre-test alone: whether some rule's trigger matches `text` (the bench reports how often). */

@@ -257,6 +257,42 @@ test('no secret byte reaches disk: database, WAL and payload files, from every f
   }
 });
 
+// A password manager's plain password has no shape: it is told by the command that printed it.
+test('a tool\'s one-word output after a command that prints a credential is redacted, on every append path', async () => {
+  const ws = mkdtempSync(join(tmpdir(), 'scroll-redact-'));
+  try {
+    const log = EventLog.open({ workspace: ws });
+    const call = (id: string, command: string) => ({ kind: 'tool_call', role: 'assistant', toolCallId: id, name: 'Bash', content: JSON.stringify({ command }) });
+    const result = (id: string, content: string) => ({ kind: 'tool_result', role: 'tool', toolCallId: id, content });
+    log.append(call('c1', 'op read "op://Prod/db/password"'));
+    const r1 = log.append(result('c1', 'hunter2hunter2\n'));
+    assert.equal(r1.content, '[REDACTED:secret]\n');
+    // Codex writes a header above the output; Scroll's run_command writes the command itself on the first line.
+    log.append(call('c2', 'gcloud secrets versions access latest --secret=db'));
+    assert.equal(log.append(result('c2', 'Exit code: 0\nWall time: 1.2 seconds\nOutput:\nXq9-vL2.mPk7\n')).content, 'Exit code: 0\nWall time: 1.2 seconds\nOutput:\n[REDACTED:secret]\n');
+    const own = log.append({ kind: 'tool_result', role: 'tool', toolCallId: 'c3', content: '$ openssl rand -base64 32\nexit code 0, 4 ms\n--- stdout ---\nq1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c=\n' });
+    assert.equal(own.content, '$ openssl rand -base64 32\nexit code 0, 4 ms\n--- stdout ---\n[REDACTED:secret]\n');
+    // The same in one batch, and through a bulk append.
+    const batch = log.appendMany([call('c4', 'vault kv get -field=password secret/db'), result('c4', 's3cr3t-Passw0rd')]);
+    assert.equal(batch[1].content, '[REDACTED:secret]');
+    const bulk = log.beginBulk();
+    await bulk.submit([{ kind: 'note', role: 'user', content: 'the first batch is prepared on this thread' }]);
+    const seqs = await bulk.submit([call('c5', 'bw get password github.com'), result('c5', 'Pa55w0rd!Pa55w0rd')]);
+    await bulk.commit();
+    assert.equal(log.get(seqs[1])!.content, '[REDACTED:secret]');
+    // Other commands' one-word output, and a credential command's table or error, are kept.
+    log.append(call('c6', 'ls'));
+    assert.equal(log.append(result('c6', 'node_modules\n')).content, 'node_modules\n');
+    log.append(call('c7', 'op read "op://Prod/db/password"'));
+    const err = '[ERROR] 2026/12/02 could not read secret: item not found';
+    assert.equal(log.append(result('c7', err)).content, err);
+    assert.equal(log.append(result('c8', 'Xb7kq2LmP9vQ4tRz')).content, 'Xb7kq2LmP9vQ4tRz', 'a result whose call was not seen');
+    log.close();
+  } finally {
+    rmSync(ws, { recursive: true, force: true });
+  }
+});
+
 /** The credential corpus's texts, and fragments at the edges of the pre-tests (a word, a separator, a value). */
 function ruleSet2Pieces(): string[] {
   const corpus = readFileSync(join(__dirname, '../../../../test/fixtures/redaction/credentials.jsonl'), 'utf8')

@@ -1141,7 +1141,7 @@ interface ShellWord {
   quoted: boolean;
 }
 
-const SHELL_WORD = /"((?:[^"\\\n]|\\.){0,600})"|'([^'\n]{0,600})'|([^\s"'|;&<>]{1,600})/y;
+const SHELL_WORD = /"((?:[^"\\\n]|\\.){0,600})"|'([^'\n]{0,600})'|([^\s"'`|;&<>]{1,600})/y;
 
 /** The words of `line` from `from` up to the end of its command (a `|`, `;`, `&`, `<`, `>` or the line's end). */
 function shellWords(line: string, from: number): ShellWord[] {
@@ -1262,7 +1262,8 @@ function redactCallLiterals(text: string, mark: Marker): string {
     // `smartsheet.Smartsheet("<token>")`: an SDK's entry point, named after its module, takes its credential.
     const parts = callee.replace(/^new[ \t]+/, '').split('.');
     const sdkEntry = parts.length >= 2 && parts[parts.length - 1].toLowerCase() === parts[parts.length - 2].toLowerCase();
-    if (!sdkEntry && !callWords(callee).some((w) => CALL_WORDS.has(w))) continue;
+    const named = callWords(callee).some((w) => CALL_WORDS.has(w));
+    if (!sdkEntry && !named) continue;
     // The argument list up to its closing parenthesis, on the same line, at most 400 characters.
     let depth = 1;
     let end = m.index + m[0].length;
@@ -1288,6 +1289,9 @@ function redactCallLiterals(text: string, mark: Marker): string {
       const { v, at } = literals[i];
       // Names of algorithms and formats (`RSASSA-PKCS1-v1_5`) are short words joined: a key has a long run.
       if (notALiteral(v) || v.includes('://') || PATH.test(v) || UUID.test(v) || !/[A-Za-z0-9]{12}/.test(v) || !/\d/.test(v) || !/[A-Za-z]/.test(v)) continue;
+      // An entry point named after its module is also a standard class (`buffer.Buffer('<base64>')`, `uuid.UUID('{…}')`):
+      // there only a long token counts.
+      if (!named && (v.length < 24 || /[={}]/.test(v))) continue;
       if (/^[0-9a-fA-F]+$/.test(v) ? i > 0 && v.length >= 32 : looksRandom(v, 16) || oneCaseGenerated(v)) {
         spans.push([at, at + v.length]);
         break;

@@ -136,6 +136,8 @@ test('ordinary text and code that only looks similar is kept', () => {
     'https://example.com/api/key/rotate', 'gcloud auth login jdoe@example.com', 'npm login --registry https://npm.example.com',
     '$ gcloud auth print-access-token\nERROR: (gcloud.auth) You do not currently have an active account selected.',
     'KEYSTORE_TYPE=PKCS12', 'cert_p12_path = "./signing/dist.p12"',
+    "new buffer.Buffer('b25ldHdvdGhyZWU=', 'base64')", "x = uuid.UUID('{12345678-1234-5678-1234-567812345678}')",
+    'or environment being set (`gh secret set N --body v`, `az keyvault secret set --value v`, `doppler secrets set N=v`',
     'curl -u admin: http://localhost:9200', 'curl -u "$KEY:" https://api.example.com', 'await storePassword(user, input);',
     'https://ci.example.com/deploy/v2/status', 'POST https://example.com/webhooks/stripe?key=abc', 'printf "%s" "$TOKEN" | docker secret create tok -', 'printf "hello: world" | base64',
     '{"bearer": {}}', 'sentinel auth-pass mymaster ${REDIS_PASSWORD}', 'the PSK "shared key" is set in ipsec.secrets', 'setup_key_id: 4F1B2C3D-1111-2222-3333-444455556666',

@@ -1243,7 +1243,7 @@ function redactSetters(text: string, mark: Marker): string {
  */
 const CALL_HEAD = /(?:(?:new[ \t]+)?(?:[A-Za-z_$][\w$]{0,40}\.){0,3}[A-Za-z_$][\w$]{0,40})[ \t]*\(/g;
 const CALL_WORDS = new Set(['client', 'sign', 'signer', 'hmac', 'jwt', 'jws', 'jose', 'auth', 'authenticate', 'authorize', 'connect', 'connection', 'init', 'initialize', 'configure', 'realtime', 'instance', 'login', 'credential', 'credentials', 'secret', 'token']);
-const CALL_LITERAL = /(?:\(|, ?)b?(["'`])([^"'`\s\\]{12,200})\1(?=[ \t]*[,)\]])/g;
+const CALL_LITERAL = /(?:\(|, )b?(["'])([^"'`\s\\]{12,200})\1(?=[ \t]*[,)\]])/g;
 
 /** The words of a callee, lower-cased; a word in capitals only for the acronyms of CALL_WORDS (`HMAC`, `JWT`). */
 function callWords(callee: string): string[] {
@@ -1396,7 +1396,7 @@ function redactPrintedCredentials(text: string, mark: Marker): string {
  * Credentials keyed by host under an auth method's name (Composer's auth.json: `"github-oauth": {"github.com":
  * "<token>"}`, `"bearer": {"repo.example.com": "<token>"}`): every string value inside.
  */
-const HOST_MAP = /("(?:bearer|github-oauth|gitlab-oauth|gitlab-token|bitbucket-oauth)"[ \t]*:[ \t]*\{)([^{}]{0,2000})\}/g;
+const HOST_MAP = /("(?:bearer|github-oauth|gitlab-oauth|bitbucket-oauth)"[ \t]*:[ \t]*\{)([^{}]{0,2000})\}/g;
 const HOST_MAP_VALUE = /("[\w.:-]{1,200}"[ \t]*:[ \t]*")([^"\\\n]{3,})"/g;
 
 function redactHostMaps(text: string, mark: Marker): string {
@@ -1489,6 +1489,8 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
     type: 'secret',
     apply: redactAuthSubcommands,
     trigger: / (?:auth|login|authtoken|auth-token|authorize|authorize-account)[ \t]/,
+    // a literal, not the one scan: a trigger starting with a blank would stop that scan at every blank
+    needs: [' auth', ' login'],
   },
   {
     type: 'secret',
@@ -1499,9 +1501,9 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   {
     type: 'secret',
     apply: redactCallLiterals,
-    // a literal of 16 or more with letters and digits after `(` or `,` (what CALL_LITERAL takes); the callee is judged after
-    trigger: /[(,] ?b?["'`](?=[^"'`\s\\]{0,200}\d)(?=[^"'`\s\\]{0,200}[A-Za-z])[^"'`\s\\]{16}/,
-    needs: ['("', "('", ', "', ", '", ',"', ",'", '(`', ', `', ',`', '(b', ', b', ',b'],
+    // a literal of 16 or more with letters and digits after `(` or `, ` (what CALL_LITERAL takes); the callee is judged after
+    trigger: /(?:\(|, )b?["'](?=[^"'`\s\\]{0,200}\d)(?=[^"'`\s\\]{0,200}[A-Za-z])[^"'`\s\\]{16}/,
+    needs: ['("', "('", ', "', ", '", '(b', ', b'],
   },
   {
     type: 'secret',
@@ -1518,7 +1520,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'private_key', pattern: KEY_STORE_B64, secretGroup: 2, trigger: /MII[A-Za-z0-9+/]{60}/, needs: ['MII'] },
   { type: 'password', pattern: IPSEC_SECRET, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /: (?:PSK|XAUTH|EAP)[ \t]+"/, needs: [': PSK', ': XAUTH', ': EAP'] },
   { type: 'private_key', pattern: KEY_STORE_MAGIC, trigger: /(?:\/u3\+7Q|zs7OzgAAAA)[A-Za-z0-9+/]{90}/, needs: ['/u3+7Q', 'zs7OzgAAAA'] },
-  { type: 'secret', apply: redactHostMaps, trigger: /"(?:bearer|github-oauth|gitlab-oauth|gitlab-token|bitbucket-oauth)"[ \t]*:[ \t]*\{/, needs: ['"bearer"', '-oauth"', '"gitlab-token"'] },
+  { type: 'secret', apply: redactHostMaps, trigger: /"(?:bearer|github-oauth|gitlab-oauth|bitbucket-oauth)"[ \t]*:[ \t]*\{/, needs: ['"bearer"', '-oauth"'] },
   { type: 'password', pattern: SENTINEL_AUTH, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /sentinel[ \t]+auth-pass[ \t]/, needs: ['auth-pass'] },
   { type: 'password', apply: redactCredentialCalls, trigger: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/i, atWord: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/iy },
   { type: 'secret', apply: scanAssignments, trigger: NAME_WORD_TRIGGER, atWord: NAME_WORD_AT_WORD },

@@ -61,6 +61,8 @@ export function cutPreview(text: string): string {
 
 /** How many recent tool calls that print a credential a preparer remembers, for the results that follow them. */
 const CREDENTIAL_CALLS_KEPT = 256;
+/** How much of a tool call's text is read for a command that prints a credential. */
+const COMMAND_CHARS = 4096;
 
 export class EventPreparer {
   /** Tool call ids (as given) of recent calls whose command prints a credential (PRINTS_CREDENTIAL_COMMAND). */
@@ -159,7 +161,8 @@ export class EventPreparer {
   private credentialAware(kind: string, raw: string, toolCallId: string | null, redacted: string): string {
     if (!this.redactor.enabled) return redacted;
     if (kind === 'tool_call') {
-      if (toolCallId !== null && PRINTS_CREDENTIAL_COMMAND.test(raw)) {
+      // The command is at the start of a call's arguments; a file written or a patch further on is not one.
+      if (toolCallId !== null && PRINTS_CREDENTIAL_COMMAND.test(raw.length > COMMAND_CHARS ? raw.slice(0, COMMAND_CHARS) : raw)) {
         if (this.credentialCalls.size >= CREDENTIAL_CALLS_KEPT) this.credentialCalls.delete(this.credentialCalls.values().next().value!);
         this.credentialCalls.add(toolCallId);
       }

@@ -19,7 +19,7 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, wri
 import { InvalidInputError, errorMessage } from '../errors';
 
 /** Goes into every redacted event's `meta.redaction`: bump it whenever the rules change what they catch. */
-export const REDACTION_RULESET_VERSION = '5';
+export const REDACTION_RULESET_VERSION = '6';
 
 /** Builds the text that replaces `secret` (found by a rule of `type`). */
 export type Marker = (type: string, secret: string) => string;
@@ -146,7 +146,8 @@ function isTypeAnnotation(v: string): boolean {
     const base = p.replace(/(?:\[\])+$/, '').replace(/[<[].*[>\]]$/, '').replace(/\?$/, '');
     if (TYPE_WORDS.has(base.toLowerCase())) return true;
     // PascalCase letters only (a class or interface name), possibly dotted: `Token`, `crypto.KeyObject`.
-    return /^(?:[A-Za-z_]\w*\.)*[A-Z][a-z]+(?:[A-Z][a-z]*)*$/.test(base) || /^['"][^'"]*['"]$/.test(base);
+    // A generated value of letters alone (`GjhhTSDzFjvrnMaM`) is no class name: its words are too short.
+    return (/^(?:[A-Za-z_]\w*\.)*[A-Z][a-z]+(?:[A-Z][a-z]*)*$/.test(base) && !looksRandom(base, 12)) || /^['"][^'"]*['"]$/.test(base);
   });
 }
 
@@ -575,21 +576,26 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     // `define('DB_PASSWORD', '…')`, `headers.set("X-Api-Key", "…")`, Elixir's `fetch_env.("SECRET", "…")`:
     // a quoted name as a call's first argument.
     const setter = quotedName && /[\w$]\.?\([ \t]*$/.test(text.slice(Math.max(0, openQuote - 8), openQuote));
+    // `(("x-goog-api-key", "…"),)`, `[["X-Api-Key", "…"]]`: a quoted name first in a tuple or an array is a pair's name
+    // only for a generated value (`("password", "email")` lists form fields).
+    const pair = quotedName && !setter && /(?:^|[^\w$.\]])[([][ \t]*$/.test(text.slice(Math.max(0, openQuote - 8), openQuote));
     // `client.setApiKey("…")`, `.withToken('…')`: a literal handed to a call named for a secret.
     const call = !quotedName && text[p] === '(' ? /^\([ \t]*(?=["'`])/.exec(text.slice(p, p + 8)) : null;
-    const sep = attr ? { end: p + attr[0].length, sep: '=' } : call ? { end: p + call[0].length, sep: '(' } : readSeparator(text, p, setter, xml);
+    const sep = attr ? { end: p + attr[0].length, sep: '=' } : call ? { end: p + call[0].length, sep: '(' } : readSeparator(text, p, setter || pair, xml);
     if (!sep) continue;
     // `type CipherKey = …`, `class TokenStore:`, `interface Secret {`: declarations, not values.
     if (/(?:^|[^\w])(?:type|interface|class|enum|struct|def|function|func|fn|trait|impl|namespace|module)[ \t]+$/.test(text.slice(Math.max(0, s - 12), s))) continue;
     const name = text.slice(s, e);
+    // `dataSource.setPassword("…")`, `.with_token('…')`: the verb says the literal is what the secret is set to.
+    const named = call ? name.replace(/(^|[.:>])(?:set|with|use)_?(?=[A-Z_])/, '$1') : name;
     // `npm config set`, `aws configure set`, `git config --global`: a setting's name, then its value after a blank.
     const configured = !quotedName && !flag && CONFIG_SETTER.test(text.slice(Math.max(0, s - 40), s));
     // "public key: …", "max tokens: …", "next token = …": the word before counts (not a config setter's `set`).
     const prev = configured ? null : /([A-Za-z]+)[ \t]$/.exec(text.slice(Math.max(0, s - 24), s));
-    let strength = nameStrength(prev && !quotedName ? `${prev[1]}_${name}` : name) === 'none' ? 'none' : nameStrength(name);
+    let strength = nameStrength(prev && !quotedName ? `${prev[1]}_${named}` : named) === 'none' ? 'none' : nameStrength(named);
     if (strength === 'none' || (call && strength !== 'strong')) continue;
-    // A call's literal must look generated, as a weak name's value does (`setPassword("Enter it")` is text).
-    if (call) strength = 'weak';
+    // A call's literal must look generated, as a weak name's value does (`setPassword("Enter it")` is text); so must a pair's.
+    if (call || (pair && sep.sep === ',')) strength = 'weak';
     // After blanks alone: a strong name's value, and a generated value of a `--key` or `--auth` flag
     // (`netlify deploy --auth <token>`; the weak branch of secretValue wants it generated).
     const weakFlag = flag && strength === 'weak' && nameWords(name).some((w) => w === 'key' || w === 'auth');
@@ -635,7 +641,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     const netrc = sep.sep === ' ' && /(?:\bmachine[ \t]+\S+|\bdefault|\blogin[ \t]+\S+)\s+$/.test(text.slice(Math.max(0, s - 200), s));
     // Only a UUID or a hex digest needs the user beside it (secretValue's weak branch): the line is read for those alone.
     const bare = secret.trim();
-    const paired = strength === 'weak' && (sep.sep === ':' || sep.sep === '=') && (UUID.test(bare) || HEX_DIGEST.test(bare)) && namesUser(text, s, value.after);
+    // In a URL's query a key's hex value is the key (`?key=<hex>&…`), as when a user is named beside it.
+    const paired = strength === 'weak' && (sep.sep === ':' || sep.sep === '=') && (UUID.test(bare) || HEX_DIGEST.test(bare)) && (inUrlQuery(text, s, sep.sep) || namesUser(text, s, value.after));
     if (secretValue(secret, strength, { spaced, quoted: value.quoted, quotedName, sep: sep.sep, lineMode, passwordish, flag: flag || configured, netrc, paired, name, next })) {
       let trimmed = secret.replace(/\s+$/, '');
       if (sep.sep === ' ') trimmed = trimmed.replace(/[.,:;!?)]+$/, '');
@@ -644,6 +651,14 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     }
   }
   return splice(text, found, 'secret', mark);
+}
+
+/** Whether the name at `s` is a parameter of a URL's query (`https://…?key=…`). */
+function inUrlQuery(text: string, s: number, sep: string): boolean {
+  if (sep !== '=' || (text[s - 1] !== '?' && text[s - 1] !== '&')) return false;
+  let ws = s;
+  while (ws > 0 && s - ws < 400 && !/\s/.test(text[ws - 1])) ws--;
+  return /^https?:\/\//.test(text.slice(ws, s));
 }
 
 /** A user's name as a field of the same line as the value at `s`..`after` (kaggle.json's `"username"`, a `user=` beside `key=`). */
@@ -1000,8 +1015,8 @@ function redactUrls(text: string, mark: Marker): string {
   });
 }
 
-/** `Authorization: <scheme> <credentials>`, and a bare `Bearer <token>`. */
-const AUTHORIZATION = /\b((?:proxy-)?authorization(?:\\?["'])?[ \t]*[:=,][ \t]*(?:\\?["'`])?[ \t]*)([A-Za-z][\w-]*)?([ \t]+)?([^\s"'`\\,;]+)?|\b(bearer[ \t]+)([A-Za-z0-9._~+/=-]{16,})/gi;
+/** `Authorization: <scheme> <credentials>` (or after a blank, quoted: nginx's `proxy_set_header Authorization "Basic …"`), and a bare `Bearer <token>`. */
+const AUTHORIZATION = /\b((?:proxy-)?authorization(?:\\?["'])?(?:[ \t]*[:=,][ \t]*(?:\\?["'`])?|[ \t]+(?=["'`][A-Za-z]+[ \t]+[A-Za-z0-9+/=._~-]{8})["'`])[ \t]*)([A-Za-z][\w-]*)?([ \t]+)?([^\s"'`\\,;]+)?|\b(bearer[ \t]+)([A-Za-z0-9._~+/=-]{16,})/gi;
 
 function redactAuthorization(text: string, mark: Marker): string {
   AUTHORIZATION.lastIndex = 0;
@@ -1020,6 +1035,8 @@ function redactAuthorization(text: string, mark: Marker): string {
     if (gap !== undefined && cred !== undefined) {
       // `Authorization: Basic dXNlcjpwYXNz`, `Authorization: Bearer eyJ…`, `Authorization: token ghp_…`
       if (cred.includes(MARKER_PREFIX) || notALiteral(cred) || cred.length < 8) return all;
+      // After a blank alone, the words may be prose (`Authorization 'Basic authentication failed'`).
+      if (!/[:=,]/.test(head) && !(isBase64Credentials(cred) || looksRandom(cred, 16) || secretLike(cred))) return all;
       // Rails' `Authorization: Token token=<v>` (PagerDuty): the label stays.
       const labelled = /^((?:token|key)=)(.{8,})$/i.exec(cred);
       if (labelled && !notALiteral(labelled[2])) return head + scheme + gap + labelled[1] + mark('bearer_token', labelled[2]);
@@ -1068,9 +1085,9 @@ const COMMANDS: Array<{ command: RegExp; flag: RegExp; keep?: (value: string) =>
   { command: /\bsecurity[ \t]+add-(?:generic|internet)-password\b/, flag: /(?<=[ \t])-w[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g },
   { command: /\bhtpasswd\b/, flag: /(?<=[ \t])-[a-zA-Z]*b[a-zA-Z]*[ \t]+(?:-\S+[ \t]+)*\S+[ \t]+\S+[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
 ];
-/** A user and a password as a call's two string arguments: `smtp.login("me", "…")`, `auth=("api", "…")`, `HTTPBasicAuth('u', '…')`. */
 /** Secrets handed to a command on its standard input or as a plain argument. */
 const PIPED_SECRET = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?)(["']?)([^\s"'|]+)\2([ \t]*\|[ \t]*(?:sudo[ \t]+-S|(?:docker|podman|nerdctl|buildah|skopeo|oras)[ \t]+login|helm[ \t]+registry[ \t]+login|passwd[ \t]+--stdin|chpasswd|kinit|vault[ \t]+login|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t:]+)?(?:secrets?|user-secrets)(?:[ \t]+|:)(?:set|put|add|create|update|store)\b|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t]+)?store-secret\b|[a-z][\w.-]*[ \t][^\n|]{0,200}--password-stdin))|(\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(["'])([^"'\n]+)\6|(\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[=:][ \t]*["']?)([^\s:"']+:[^\s"']+)/g;
+/** A user and a password as a call's two string arguments: `smtp.login("me", "…")`, `auth=("api", "…")`, `HTTPBasicAuth('u', '…')`. */
 const CREDENTIAL_PAIR = /((?:\.login|\bauth[ \t]*=[ \t]*|\bBasicAuth|\bHTTPBasicAuth|\bHTTPDigestAuth|\bbasic_auth|\.auth|\.setCredentials|\bPasswordAuthentication|\bNetworkCredential)[ \t]*\(?\(?[ \t]*(["'])[^"'\n]*\2[ \t]*,[ \t]*)(["'])([^"'\n]+)\3/g;
 /** A password flag after a blank (`-p…`, `-u`, `--user`, `-a`, `-P`, `-w`, `-U`, `-k`, `-S`, `-b…`), `echo … |`, `ConvertTo-SecureString`, `BUNDLE_…`. */
 const COMMAND_TRIGGER = /-(?<=[ \t]-)(?:[pPauUwkbSN]|-(?:user|auth|password)\b)|-(?<=ConvertTo-)S|_(?<=BUNDLE_)|\|(?<=\b(?:echo|printf)[ \t][^\n|]{1,200}\|)|:(?<=\/[uU][sS][eE][rR]:)/;
@@ -1101,22 +1118,30 @@ function redactCommands(text: string, mark: Marker): string {
   );
   for (const { command, flag, keep } of COMMANDS) {
     if (!command.test(out)) continue;
-    out = out
-      .split('\n')
-      .map((line) => {
-        if (!command.test(line)) return line;
-        flag.lastIndex = 0;
-        return line.replace(flag, (all, _q: string | undefined, quoted: string | undefined, bare: string | undefined) => {
-          const secret = quoted ?? bare ?? '';
-          // A marker an earlier rule left (`-u [REDACTED:…]:`) is not a user and a password.
-          if (secret.length < 2 || all.includes(MARKER_PREFIX) || notALiteral(secret) || /^\$/.test(secret) || keep?.(secret)) return all;
-          const at = all.lastIndexOf(secret);
-          return all.slice(0, at) + mark('password', secret) + all.slice(at + secret.length);
-        });
-      })
-      .join('\n');
+    out = editLines(out, command, (line) => {
+      flag.lastIndex = 0;
+      return line.replace(flag, (all, _q: string | undefined, quoted: string | undefined, bare: string | undefined) => {
+        const secret = quoted ?? bare ?? '';
+        // A marker an earlier rule left (`-u [REDACTED:…]:`) is not a user and a password.
+        if (secret.length < 2 || all.includes(MARKER_PREFIX) || notALiteral(secret) || /^\$/.test(secret) || keep?.(secret)) return all;
+        const at = all.lastIndexOf(secret);
+        return all.slice(0, at) + mark('password', secret) + all.slice(at + secret.length);
+      });
+    });
   }
   return out;
+}
+
+/** `text` with each line where `head` matches rewritten by `edit` (given the line and the match), the others as they are. */
+function editLines(text: string, head: RegExp, edit: (line: string, m: RegExpExecArray) => string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      head.lastIndex = 0;
+      const m = head.exec(line);
+      return m === null ? line : edit(line, m);
+    })
+    .join('\n');
 }
 
 /** `expect "Password:"` (Tcl expect, pexpect's spawn scripts), then the `send` that answers it: the password. */
@@ -1189,49 +1214,43 @@ const VALUE_FLAGS = new Set(['--body', '-b', '--value', '--secret-string', '--da
 const NAME_FLAGS = new Set(['--name', '-n', '--key']);
 
 function redactSetters(text: string, mark: Marker): string {
-  return text
-    .split('\n')
-    .map((line) => {
-      SETTER_HEAD.lastIndex = 0;
-      const head = SETTER_HEAD.exec(line);
-      if (head === null) return line;
-      const store = head[1] !== undefined;
-      const words = shellWords(line, head.index + head[0].length);
-      let name: string | undefined;
-      let value: ShellWord | undefined;
-      let flagged = false;
-      const positional: ShellWord[] = [];
-      for (let i = 0; i < words.length; i++) {
-        const w = words[i];
-        if (!w.quoted && w.text.startsWith('-')) {
-          const eq = w.text.indexOf('=');
-          const flag = eq < 0 ? w.text : w.text.slice(0, eq);
-          const next = eq < 0 ? words[i + 1] : { text: w.text.slice(eq + 1), start: w.start + eq + 1, end: w.end, quoted: false };
-          if (eq < 0 && next) i++;
-          if (!next) continue;
-          if (VALUE_FLAGS.has(flag)) (value = next), (flagged = true);
-          else if (NAME_FLAGS.has(flag)) name = next.text;
-          continue;
-        }
-        positional.push(w);
+  return editLines(text, SETTER_HEAD, (line, head) => {
+    const store = head[1] !== undefined;
+    const words = shellWords(line, head.index + head[0].length);
+    let name: string | undefined;
+    let value: ShellWord | undefined;
+    let flagged = false;
+    const positional: ShellWord[] = [];
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i];
+      if (!w.quoted && w.text.startsWith('-')) {
+        const eq = w.text.indexOf('=');
+        const flag = eq < 0 ? w.text : w.text.slice(0, eq);
+        const next = eq < 0 ? words[i + 1] : { text: w.text.slice(eq + 1), start: w.start + eq + 1, end: w.end, quoted: false };
+        if (eq < 0 && next) i++;
+        if (!next) continue;
+        if (VALUE_FLAGS.has(flag)) (value = next), (flagged = true);
+        else if (NAME_FLAGS.has(flag)) name = next.text;
+        continue;
       }
-      if (positional.length > 0 && name === undefined) {
-        const first = positional[0];
-        const eq = first.text.indexOf('=');
-        if (eq > 0 && /^[\w.:-]+$/.test(first.text.slice(0, eq))) {
-          name = first.text.slice(0, eq);
-          value ??= { text: first.text.slice(eq + 1), start: first.start + eq + 1, end: first.end, quoted: first.quoted };
-        } else {
-          name = first.text;
-          value ??= positional[1];
-        }
-      } else if (name !== undefined) value ??= positional[0];
-      if (value === undefined || name === undefined) return line;
-      if (!store && nameStrength(name.replace(/:/g, '_')) === 'none') return line;
-      if (!(flagged ? value.text.length >= 3 && !notALiteral(value.text) : generatedValue(value.text))) return line;
-      return replaceAt(line, [[value.start, value.end]], 'secret', mark);
-    })
-    .join('\n');
+      positional.push(w);
+    }
+    if (positional.length > 0 && name === undefined) {
+      const first = positional[0];
+      const eq = first.text.indexOf('=');
+      if (eq > 0 && /^[\w.:-]+$/.test(first.text.slice(0, eq))) {
+        name = first.text.slice(0, eq);
+        value ??= { text: first.text.slice(eq + 1), start: first.start + eq + 1, end: first.end, quoted: first.quoted };
+      } else {
+        name = first.text;
+        value ??= positional[1];
+      }
+    } else if (name !== undefined) value ??= positional[0];
+    if (value === undefined || name === undefined) return line;
+    if (!store && nameStrength(name.replace(/:/g, '_')) === 'none') return line;
+    if (!(flagged ? value.text.length >= 3 && !notALiteral(value.text) : generatedValue(value.text))) return line;
+    return replaceAt(line, [[value.start, value.end]], 'secret', mark);
+  });
 }
 
 /**
@@ -1245,10 +1264,9 @@ const CALL_HEAD = /(?:(?:new[ \t]+)?(?:[A-Za-z_$][\w$]{0,40}\.){0,3}[A-Za-z_$][\
 const CALL_WORDS = new Set(['client', 'sign', 'signer', 'hmac', 'jwt', 'jws', 'jose', 'auth', 'authenticate', 'authorize', 'connect', 'connection', 'init', 'initialize', 'configure', 'realtime', 'instance', 'login', 'credential', 'credentials', 'secret', 'token']);
 const CALL_LITERAL = /(?:\(|, )b?(["'])([^"'`\s\\]{12,200})\1(?=[ \t]*[,)\]])/g;
 
-/** The words of a callee, lower-cased; a word in capitals only for the acronyms of CALL_WORDS (`HMAC`, `JWT`). */
+/** The words of a callee (without `new`), lower-cased; a word in capitals only for the acronyms of CALL_WORDS (`HMAC`, `JWT`). */
 function callWords(callee: string): string[] {
   return callee
-    .replace(/^new[ \t]+/, '')
     .split(/[.$_]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/)
     .filter((w) => !/^[A-Z]{2,}$/.test(w) || /^(?:HMAC|JWT|JWS|JOSE)$/.test(w))
     .map((w) => w.toLowerCase());
@@ -1258,12 +1276,14 @@ function redactCallLiterals(text: string, mark: Marker): string {
   CALL_HEAD.lastIndex = 0;
   const spans: Array<[number, number]> = [];
   for (let m = CALL_HEAD.exec(text); m !== null; m = CALL_HEAD.exec(text)) {
-    const callee = m[0].slice(0, -1).trim();
+    const isNew = /^new[ \t]/.test(m[0]);
+    const callee = m[0].slice(0, -1).trim().replace(/^new[ \t]+/, '');
     // `smartsheet.Smartsheet("<token>")`: an SDK's entry point, named after its module, takes its credential.
-    const parts = callee.replace(/^new[ \t]+/, '').split('.');
+    const parts = callee.split('.');
     const sdkEntry = parts.length >= 2 && parts[parts.length - 1].toLowerCase() === parts[parts.length - 2].toLowerCase();
     const named = callWords(callee).some((w) => CALL_WORDS.has(w));
-    if (!sdkEntry && !named) continue;
+    // `new Logtail("<token>")`: a class built from one generated literal alone is a client given its credential.
+    const constructed = isNew && /^(?:[A-Za-z_$][\w$]*\.)*[A-Z][a-z][A-Za-z0-9]*$/.test(callee);
     // The argument list up to its closing parenthesis, on the same line, at most 400 characters.
     let depth = 1;
     let end = m.index + m[0].length;
@@ -1280,6 +1300,9 @@ function redactCallLiterals(text: string, mark: Marker): string {
     }
     if (depth !== 0) continue;
     const args = text.slice(m.index + m[0].length - 1, end);
+    // `twilio('<key id, redacted>', '<secret>')`: a literal beside a key another rule recognised is its secret.
+    const besideKey = args.includes(MARKER_PREFIX);
+    if (!sdkEntry && !named && !constructed && !besideKey) continue;
     const literals: Array<{ v: string; at: number }> = [];
     CALL_LITERAL.lastIndex = 0;
     for (let l = CALL_LITERAL.exec(args); l !== null; l = CALL_LITERAL.exec(args)) {
@@ -1289,9 +1312,9 @@ function redactCallLiterals(text: string, mark: Marker): string {
       const { v, at } = literals[i];
       // Names of algorithms and formats (`RSASSA-PKCS1-v1_5`) are short words joined: a key has a long run.
       if (notALiteral(v) || v.includes('://') || PATH.test(v) || UUID.test(v) || !/[A-Za-z0-9]{12}/.test(v) || !/\d/.test(v) || !/[A-Za-z]/.test(v)) continue;
-      // An entry point named after its module is also a standard class (`buffer.Buffer('<base64>')`, `uuid.UUID('{…}')`):
-      // there only a long token counts.
-      if (!named && (v.length < 24 || /[={}]/.test(v))) continue;
+      // An entry point named after its module is also a standard class (`buffer.Buffer('<base64>')`, `uuid.UUID('{…}')`),
+      // and so is a class built from one literal (`new Intl.Locale(…)`): there only a long token counts, the only argument.
+      if (!named && !besideKey && (v.length < (constructed && !sdkEntry ? 20 : 24) || /[={}+/]/.test(v) || (constructed && !sdkEntry && (literals.length > 1 || !/^\([ \t]*["']/.test(args))))) continue;
       if (/^[0-9a-fA-F]+$/.test(v) ? i > 0 && v.length >= 32 : looksRandom(v, 16) || oneCaseGenerated(v)) {
         spans.push([at, at + v.length]);
         break;
@@ -1310,31 +1333,25 @@ function redactCallLiterals(text: string, mark: Marker): string {
 const AUTH_LINE = /(?:^|[;&|(]|\$)[ \t]*(?:sudo[ \t]+|npx[ \t]+|pnpm[ \t]+dlx[ \t]+)?[a-z][\w.-]* +(?:auth|login|authtoken|auth-token|authorize|authorize-account)(?=[ \t])/gm;
 
 function redactAuthSubcommands(text: string, mark: Marker): string {
-  return text
-    .split('\n')
-    .map((line) => {
-      AUTH_LINE.lastIndex = 0;
-      const head = AUTH_LINE.exec(line);
-      if (head === null) return line;
-      const positional: ShellWord[] = [];
-      const words = shellWords(line, head.index + head[0].length);
-      for (let i = 0; i < words.length; i++) {
-        const w = words[i];
-        if (!w.quoted && w.text.startsWith('-')) {
-          // A flag and its value: the flag rules judge those.
-          if (!w.text.includes('=') && words[i + 1] && !words[i + 1].text.startsWith('-')) i++;
-          continue;
-        }
-        positional.push(w);
+  return editLines(text, AUTH_LINE, (line, head) => {
+    const positional: ShellWord[] = [];
+    const words = shellWords(line, head.index + head[0].length);
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i];
+      if (!w.quoted && w.text.startsWith('-')) {
+        // A flag and its value: the flag rules judge those.
+        if (!w.text.includes('=') && words[i + 1] && !words[i + 1].text.startsWith('-')) i++;
+        continue;
       }
-      if (positional.length === 0) return line;
-      const last = positional[positional.length - 1];
-      const v = last.text;
-      const generated = !notALiteral(v) && (UUID.test(v) || /^[0-9a-f]{32,}$/i.test(v) || looksRandom(v, 16));
-      if (!generated || (positional.length === 1 && v.length < 16)) return line;
-      return replaceAt(line, [[last.start, last.end]], 'secret', mark);
-    })
-    .join('\n');
+      positional.push(w);
+    }
+    if (positional.length === 0) return line;
+    const last = positional[positional.length - 1];
+    const v = last.text;
+    const generated = !notALiteral(v) && (UUID.test(v) || /^[0-9a-f]{32,}$/i.test(v) || looksRandom(v, 16));
+    if (!generated || (positional.length === 1 && v.length < 16)) return line;
+    return replaceAt(line, [[last.start, last.end]], 'secret', mark);
+  });
 }
 
 /**
@@ -1382,7 +1399,8 @@ function redactUrlPaths(text: string, mark: Marker): string {
  * What a command that prints a credential printed: the line after `aws ecr get-login-password`, `gcloud auth
  * print-access-token`, `heroku auth:token`, `vault print token` when it is one word.
  */
-const PRINTS_CREDENTIAL = /\b(?:get-login-password|print-access-token|print-identity-token|get-authorization-token|auth:token|auth token|print token|create token|token create)\b[^\n]{0,400}\r?\n([ \t]*)([A-Za-z0-9._~+/=-]{16,})(?=\r?\n|$)/g;
+const PRINTED_BY = String.raw`get-login-password|print-access-token|print-identity-token|get-authorization-token|auth:token|auth[ \t]+token|print[ \t]+token|create[ \t]+token|token[ \t]+create`;
+const PRINTS_CREDENTIAL = new RegExp(String.raw`\b(?:${PRINTED_BY})\b[^\n]{0,400}\r?\n([ \t]*)([A-Za-z0-9._~+/=-]{16,})(?=\r?\n|$)`, 'g');
 
 function redactPrintedCredentials(text: string, mark: Marker): string {
   PRINTS_CREDENTIAL.lastIndex = 0;
@@ -1409,6 +1427,42 @@ function redactHostMaps(text: string, mark: Marker): string {
 
 /** A Java key store (JKS: 0xFEEDFEED, JCEKS: 0xCECECECE) as base64: its magic says what it is, whatever its name. */
 const KEY_STORE_MAGIC = /(?<![A-Za-z0-9+/])(?:\/u3\+7Q|zs7OzgAAAA)[A-Za-z0-9+/]{90,}={0,2}/g;
+/**
+ * A secret's name and its value as two fields of one record: Kubernetes' and Compose's `- name: DB_PASSWORD` with
+ * `value: …` below, ECS's `{"name": "…", "value": "…"}`, Terraform's `name = "…"` / `value = "…"`, CloudFormation's
+ * `ParameterKey=DbPassword,ParameterValue=…`. The name is judged as an assignment's would be.
+ */
+const VALUE_FIELD = /\b(?:value|parameter_?value)["']?[ \t]*[:=][ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'`,;}\]]+))/gi;
+/** The name field just before a value field: `name: X` on the line above or earlier on the same line. */
+const NAME_FIELD_BEFORE = /\b(?:name|key|parameter_?key)["']?[ \t]*[:=][ \t]*(["']?)([A-Za-z_][\w.-]{0,80})\1[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?["']?$/i;
+
+function redactNameValuePairs(text: string, mark: Marker): string {
+  VALUE_FIELD.lastIndex = 0;
+  const spans: Array<[number, number]> = [];
+  for (let m = VALUE_FIELD.exec(text); m !== null; m = VALUE_FIELD.exec(text)) {
+    const value = m[1] ?? m[2] ?? m[3] ?? '';
+    const name = NAME_FIELD_BEFORE.exec(text.slice(Math.max(0, m.index - 200), m.index))?.[2];
+    if (name === undefined || value.includes(MARKER_PREFIX)) continue;
+    const strength = nameStrength(name);
+    if (strength === 'none') continue;
+    const quoted = m[3] === undefined;
+    const passwordish = nameWords(name).some((w) => /pass|pwd|pin/.test(w));
+    const how: ValueContext = { spaced: false, quoted, quotedName: false, sep: '=', lineMode: true, passwordish, flag: false, netrc: false, name, next: '' };
+    if (!secretValue(value, strength, how)) continue;
+    const at = m.index + m[0].length - value.length - (quoted ? 1 : 0);
+    spans.push([at, at + value.length]);
+  }
+  return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
+}
+
+/** SQL that sets a password: `CREATE USER 'u'@'%' IDENTIFIED BY '…'`, `… IDENTIFIED WITH mysql_native_password BY '…'`, `SET PASSWORD FOR u = '…'`. */
+const SQL_PASSWORD = /(\b(?:identified[ \t]+(?:with[ \t]+['"`]?\w+['"`]?[ \t]+)?by(?:[ \t]+password)?|set[ \t]+password\b[^\n;=]{0,100}=)[ \t]*')([^'\n]{3,})(')/gi;
+/**
+ * A password hash in crypt(3)'s format (`$6$<salt>$<hash>` in /etc/shadow, htpasswd's `$apr1$`, bcrypt's `$2b$12$`,
+ * `$argon2id$v=19$…`, yescrypt's `$y$`): whoever has one can try passwords against it offline.
+ */
+const CRYPT_HASH = /\$(?:1|5|6|apr1|2[abxy]|y|gy|7|argon2(?:id|i|d))\$(?=[^\s$]{1,100}\$)[A-Za-z0-9./+=,$-]{20,}/g;
+
 /** Redis Sentinel's password line: `sentinel auth-pass <master> <password>`. */
 const SENTINEL_AUTH = /^([ \t]*sentinel[ \t]+auth-pass[ \t]+\S+[ \t]+)(\S+)/gm;
 
@@ -1421,7 +1475,7 @@ const IPSEC_SECRET = /(: (?:PSK|XAUTH|EAP)[ \t]+")([^"\n]+)(")/g;
  * `vault kv get -field=password`, `kubectl get secret … | base64 -d`, `openssl rand -base64 32`). A tool's output
  * after one of them is judged by this, not by its shape: see `credentialOutput`.
  */
-export const PRINTS_CREDENTIAL_COMMAND = /\b(?:get-login-password|print-access-token|print-identity-token|get-authorization-token|get-access-token|auth:token|auth[ \t]+token|print[ \t]+token|create[ \t]+token|token[ \t]+create|config:get|secrets?[ \t]+(?:versions[ \t]+)?(?:access|get|show|reveal)|get-secret-value|get-parameters?\b[^\n]{0,200}--with-decryption|keyvault[ \t]+secret[ \t]+show|kv[ \t]+get|read[ \t]+-field|find-(?:generic|internet)-password|secret-tool[ \t]+lookup|keyring[ \t]+get|(?:op|bw|gopass)[ \t]+(?:read|get|show)|pass[ \t]+show|sops[ \t]+(?:-d|--decrypt)|base64[ \t]+(?:-d|--decode)|openssl[ \t]+rand|token_(?:hex|urlsafe|bytes)|randomBytes|pwgen|\/dev\/urandom)\b/;
+export const PRINTS_CREDENTIAL_COMMAND = new RegExp(String.raw`\b(?:${PRINTED_BY}|get-access-token|config:get|secrets?[ \t]+(?:versions[ \t]+)?(?:access|get|show|reveal)|get-secret-value|get-parameters?\b[^\n]{0,200}--with-decryption|keyvault[ \t]+secret[ \t]+show|kv[ \t]+get|read[ \t]+-field|find-(?:generic|internet)-password|secret-tool[ \t]+lookup|keyring[ \t]+get|(?:op|bw|gopass)[ \t]+(?:read|get|show)|pass[ \t]+show|sops[ \t]+(?:-d|--decrypt)|base64[ \t]+(?:-d|--decode)|openssl[ \t]+rand|token_(?:hex|urlsafe|bytes)|randomBytes|pwgen|\/dev\/urandom)\b`);
 
 /** Where a tool's own output starts in a result: after Scroll's `--- stdout ---` or Codex's `Output:` line, else at once. */
 const OUTPUT_START = /(?:^|\n)(?:--- stdout ---|Output:)\r?\n/;
@@ -1514,13 +1568,22 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   {
     type: 'secret',
     apply: redactPrintedCredentials,
-    trigger: /(?:get-login-password|print-access-token|print-identity-token|get-authorization-token|auth:token|auth token|print token|create token|token create)[^\n]{0,400}\r?\n[ \t]*[A-Za-z0-9._~+/=-]{16}/,
+    trigger: new RegExp(String.raw`(?:${PRINTED_BY})[^\n]{0,400}\r?\n[ \t]*[A-Za-z0-9._~+/=-]{16}`),
     needs: ['-password', 'token'],
   },
   { type: 'private_key', pattern: KEY_STORE_B64, secretGroup: 2, trigger: /MII[A-Za-z0-9+/]{60}/, needs: ['MII'] },
   { type: 'password', pattern: IPSEC_SECRET, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /: (?:PSK|XAUTH|EAP)[ \t]+"/, needs: [': PSK', ': XAUTH', ': EAP'] },
   { type: 'private_key', pattern: KEY_STORE_MAGIC, trigger: /(?:\/u3\+7Q|zs7OzgAAAA)[A-Za-z0-9+/]{90}/, needs: ['/u3+7Q', 'zs7OzgAAAA'] },
   { type: 'secret', apply: redactHostMaps, trigger: /"(?:bearer|github-oauth|gitlab-oauth|bitbucket-oauth)"[ \t]*:[ \t]*\{/, needs: ['"bearer"', '-oauth"'] },
+  { type: 'password', pattern: SQL_PASSWORD, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /(?:IDENTIFIED|[Ii]dentified)[ \t]+(?:BY|WITH|[Bb]y|[Ww]ith)|(?:SET|[Ss]et)[ \t]+(?:PASSWORD|[Pp]assword)/, needs: ['DENTIFIED', 'dentified', 'SET PASSWORD', 'et password'] },
+  {
+    type: 'password_hash',
+    pattern: CRYPT_HASH,
+    trigger: /\$(?:1|5|6|apr1|2[abxy]|y|gy|7|argon2(?:id|i|d))\$[^\s$]{1,100}\$[A-Za-z0-9./+=,$-]{8}/,
+    // a literal, not the one scan: a trigger starting with `$` would stop that scan at every `$` of shell and templates
+    needs: ['$'],
+  },
+  { type: 'secret', apply: redactNameValuePairs, trigger: /alue["']?[ \t]*[:=]/, needs: ['alue'] },
   { type: 'password', pattern: SENTINEL_AUTH, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /sentinel[ \t]+auth-pass[ \t]/, needs: ['auth-pass'] },
   { type: 'password', apply: redactCredentialCalls, trigger: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/i, atWord: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/iy },
   { type: 'secret', apply: scanAssignments, trigger: NAME_WORD_TRIGGER, atWord: NAME_WORD_AT_WORD },

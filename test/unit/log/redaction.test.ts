@@ -89,6 +89,25 @@ test('secrets set through a CLI, handed to a client or a signer, in a webhook pa
     ['netbird up --setup-key 4F1B2C3D-1111-2222-3333-444455556666', 'netbird up --setup-key [REDACTED:secret]'],
     ['curl -X POST https://api.render.com/deploy/srv-18ugygfqhp6guuip?key=DTs5zkmXs8s', 'curl -X POST https://api.render.com/deploy/[REDACTED:secret]'],
     ['IOS_DIST_CERT_P12_BASE64=MIIK' + 'Yn3fzJDDUC76NQVy4oFa'.repeat(4), 'IOS_DIST_CERT_P12_BASE64=[REDACTED:private_key]'],
+    // rule set 6 (set J)
+    ['dataSource.setPassword("DMjg84y6RIYnFdow");', 'dataSource.setPassword("[REDACTED:secret]");'],
+    ['opts.with_token("fQQmThHx-dSvSyfT_uJ8hzUQNx7HNDhS")', 'opts.with_token("[REDACTED:secret]")'],
+    ['        - name: STRIPE_WEBHOOK_SECRET\n          value: "z5QxLS4MqThEzLhygiBCtmR1Y5OK"', '        - name: STRIPE_WEBHOOK_SECRET\n          value: "[REDACTED:secret]"'],
+    ['{"name": "DB_PASSWORD", "value": "hunter2hunter2"}', '{"name": "DB_PASSWORD", "value": "[REDACTED:secret]"}'],
+    ['aws cloudformation deploy --parameter-overrides ParameterKey=DbPassword,ParameterValue=Xy7abc123q', 'aws cloudformation deploy --parameter-overrides ParameterKey=DbPassword,ParameterValue=[REDACTED:secret]'],
+    ['proxy_set_header Authorization "Basic c3ZjOlQ3ZWY4aThMeVBicHQxN1BndA==";', 'proxy_set_header Authorization "[REDACTED:basic_auth]";'.replace('"[', '"Basic [')],
+    // a generated password of letters alone is no class name
+    ['PASSWORD=GjhhTSDzFjvrnMaM', 'PASSWORD=[REDACTED:secret]'],
+    ['[database]\nuser = app\npassword = GjhhTSDzFjvrnMaM', '[database]\nuser = app\npassword = [REDACTED:secret]'],
+    // rule set 6, second round (set K)
+    ["CREATE USER 'app'@'%' IDENTIFIED BY 'erDOVGyYm19jtFt1';", "CREATE USER 'app'@'%' IDENTIFIED BY '[REDACTED:password]';"],
+    ["SET PASSWORD FOR 'bob'@'%' = 'hunter2abc';", "SET PASSWORD FOR 'bob'@'%' = '[REDACTED:password]';"],
+    ['metadata = (("x-goog-api-key", "be43d9609f5d05b45dd3f4569003d0956728732d"),)', 'metadata = (("x-goog-api-key", "[REDACTED:secret]"),)'],
+    ['https://api.steampowered.com/ISteamUser/GetPlayerSummaries/v2/?key=BD633E3F9B0AD5D14FB5C74051744BDD&steamids=7656', 'https://api.steampowered.com/ISteamUser/GetPlayerSummaries/v2/?key=[REDACTED:secret]&steamids=7656'],
+    ['const logtail = new Logtail("nceIp44PwuDQjlaFgbWNg5Dq");', 'const logtail = new Logtail("[REDACTED:secret]");'],
+    ["twilio('SK0123456789abcdef0123456789abcdef', 'zmwbkwQRGW4fOA5UB0nz4bHh4krZL1cn', { accountSid: 'AC3359f4ffe64b78e8c5217b4be097cd81' })", "twilio('[REDACTED:twilio_key]', '[REDACTED:secret]', { accountSid: 'AC3359f4ffe64b78e8c5217b4be097cd81' })"],
+    ['admin:$apr1$PDI0uaWH$4YIqH3UPwWCv5ClQjY5dlA', 'admin:[REDACTED:password_hash]'],
+    ['hash = "$2b$12$KIXQJ4n5s6t7u8v9w0x1yO1a2b3c4d5e6f7g8h9i0j1k2l3m4n5o6"', 'hash = "[REDACTED:password_hash]"'],
   ];
   for (const [text, want] of cases) assert.equal(r.redact(text), want, text);
 });
@@ -96,6 +115,27 @@ test('secrets set through a CLI, handed to a client or a signer, in a webhook pa
 test('ordinary text and code that only looks similar is kept', () => {
   const r = new Redactor();
   const keep = [
+    // rule set 6: setters given prose or a constant, names that are not secrets', references, prose about headers
+    'ds.setPassword("Enter it");',
+    'x.setTokenType("Bearer")',
+    'parser.setToken("IDENT")',
+    'tags.push(parser.subparse([new Token("\\tag")]));',
+    '{"name": "DB_HOST", "value": "db.internal"}',
+    '- name: API_TOKEN\n  value: token',
+    'name = "GITHUB_TOKEN"\n  value = var.github_token',
+    '- name: SECRET_KEY\n  valueFrom:\n    secretKeyRef:',
+    'the Authorization "Basic authentication failed" message',
+    'token: TokenStore',
+    'password: SecretStr',
+    'PASSWORD_HASHER=Argon2PasswordHasher',
+    'fields = ("password1", "password2")',
+    'cache key=d41d8cd98f00b204e9800998ecf8427e',
+    'new RegExp("abcDEF123ghiJKL456")',
+    'new Intl.NumberFormat("en-US")',
+    'client.connect("localhost", "myDatabaseName")',
+    'Latin: () => new UnicodeRangeTable(decodeRanges("aQ3bR7cS1dT9eU5fV2gW8hX4", false)),',
+    "IDENTIFIED BY '%s'",
+    'price: $1$ and $5$ each; echo $1 $2',
     'max_tokens: 4096',
     'TOKEN_LIMIT=8000',
     'API_KEY=${API_KEY}',

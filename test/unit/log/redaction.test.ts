@@ -329,6 +329,9 @@ test('a tool\'s one-word output after a command that prints a credential is reda
     const err = '[ERROR] 2026/12/02 could not read secret: item not found';
     assert.equal(log.append(result('c7', err)).content, err);
     assert.equal(log.append(result('c8', 'Xb7kq2LmP9vQ4tRz')).content, 'Xb7kq2LmP9vQ4tRz', 'a result whose call was not seen');
+    // A call that writes a file mentioning such a command far into its text runs nothing that prints one.
+    log.append({ kind: 'tool_call', role: 'assistant', toolCallId: 'c9', name: 'Write', content: JSON.stringify({ path: 'docs/keys.md', content: 'x'.repeat(5000) + '\nrun `openssl rand -hex 32`' }) });
+    assert.equal(log.append(result('c9', 'Written:docs/keys.md')).content, 'Written:docs/keys.md');
     log.close();
   } finally {
     rmSync(ws, { recursive: true, force: true });

@@ -1583,7 +1583,13 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
     // a literal, not the one scan: a trigger starting with `$` would stop that scan at every `$` of shell and templates
     needs: ['$'],
   },
-  { type: 'secret', apply: redactNameValuePairs, trigger: /alue["']?[ \t]*[:=]/, needs: ['alue'] },
+  {
+    type: 'secret',
+    apply: redactNameValuePairs,
+    // a value field with a name field just before it (most `value:` in JSON and code has none)
+    trigger: /alue["']?[ \t]*[:=](?<=(?:[Nn]ame|NAME|[Kk]ey|KEY)["']?[ \t]*[:=][ \t]*["']?[A-Za-z_][\w.-]{0,80}["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?["']?(?:[Vv]|[Pp]arameter_?[Vv])alue["']?[ \t]*[:=])/,
+    needs: ['alue'],
+  },
   { type: 'password', pattern: SENTINEL_AUTH, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /sentinel[ \t]+auth-pass[ \t]/, needs: ['auth-pass'] },
   { type: 'password', apply: redactCredentialCalls, trigger: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/i, atWord: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/iy },
   { type: 'secret', apply: scanAssignments, trigger: NAME_WORD_TRIGGER, atWord: NAME_WORD_AT_WORD },

@@ -1488,11 +1488,37 @@ export function credentialOutput(output: string, mark: Marker): string {
   const m = OUTPUT_START.exec(output);
   const from = m ? m.index + m[0].length : 0;
   const end = output.indexOf('\n--- stderr ---', from);
-  const body = output.slice(from, end < 0 ? output.length : end);
+  const at = oneWordAt(output, from, end < 0 ? output.length : end);
+  return at === undefined ? output : output.slice(0, at[0]) + mark('secret', output.slice(at[0], at[1])) + output.slice(at[1]);
+}
+
+/** Where the text from `from` to `end` is one word that may be a credential (8 to 4,096 characters, no placeholder). */
+function oneWordAt(text: string, from: number, end: number): [number, number] | undefined {
+  const body = text.slice(from, end);
   const word = body.trim();
-  if (word.length < 8 || word.length > 4096 || /\s/.test(word) || notALiteral(word) || word.includes(MARKER_PREFIX)) return output;
+  if (word.length < 8 || word.length > 4096 || /\s/.test(word) || notALiteral(word) || word.includes(MARKER_PREFIX)) return undefined;
   const at = from + body.indexOf(word);
-  return output.slice(0, at) + mark('secret', word) + output.slice(at + word.length);
+  return [at, at + word.length];
+}
+
+/**
+ * A terminal session pasted as text: after a `$ <command>` prompt line whose command prints a credential
+ * (PRINTS_CREDENTIAL_COMMAND), its output up to the next prompt when that is one word (`$ op read op://…` and the
+ * password on the line below), as `credentialOutput` judges a tool's output.
+ */
+const PROMPT_LINE = /(?:^|\n)[ \t]*\$ ([^\n]{1,2000})(?=\n)/g;
+
+function redactPastedSessions(text: string, mark: Marker): string {
+  PROMPT_LINE.lastIndex = 0;
+  const spans: Array<[number, number]> = [];
+  for (let m = PROMPT_LINE.exec(text); m !== null; m = PROMPT_LINE.exec(text)) {
+    if (!PRINTS_CREDENTIAL_COMMAND.test(m[1])) continue;
+    const from = m.index + m[0].length + 1;
+    const next = text.indexOf('\n$ ', from - 1);
+    const at = oneWordAt(text, from, next < 0 ? text.length : next);
+    if (at !== undefined) spans.push(at);
+  }
+  return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
 }
 
 /** A PKCS#12 or Java key store (a private key inside) as base64 in a setting: `CERT_P12_BASE64=MII…`. */
@@ -1575,6 +1601,8 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'password', pattern: IPSEC_SECRET, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /: (?:PSK|XAUTH|EAP)[ \t]+"/, needs: [': PSK', ': XAUTH', ': EAP'] },
   { type: 'private_key', pattern: KEY_STORE_MAGIC, trigger: /(?:\/u3\+7Q|zs7OzgAAAA)[A-Za-z0-9+/]{90}/, needs: ['/u3+7Q', 'zs7OzgAAAA'] },
   { type: 'secret', apply: redactHostMaps, trigger: /"(?:bearer|github-oauth|gitlab-oauth|bitbucket-oauth)"[ \t]*:[ \t]*\{/, needs: ['"bearer"', '-oauth"'] },
+  // a literal, not the one scan (a trigger starting with `$`); the commands are judged after
+  { type: 'secret', apply: redactPastedSessions, trigger: /\$ [^\n]{1,2000}\n[ \t]*[^\s$][^\n]{7}/, needs: ['$ '] },
   { type: 'password', pattern: SQL_PASSWORD, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /(?:IDENTIFIED|[Ii]dentified)[ \t]+(?:BY|WITH|[Bb]y|[Ww]ith)|(?:SET|[Ss]et)[ \t]+(?:PASSWORD|[Pp]assword)/, needs: ['DENTIFIED', 'dentified', 'SET PASSWORD', 'et password'] },
   {
     type: 'password_hash',

@@ -38,9 +38,8 @@ const KNOWN_MISSES = new Set([
   'minio secret key', // `mc alias set <name> <url> <access key> <secret>`: positional
   // rule set 5's development set (E) that it still misses:
   'agora app certificate env', // `APP_CERTIFICATE=<hex>`: a certificate is elsewhere public
-  // set I's secret stores' output, each on the line after the command that read it: a word alone on a line
-  'gcloud secrets versions access output', 'az keyvault secret show value', 'op read output', 'doppler secrets get plain',
-  'bitwarden cli get password', 'pass show output',
+  // set I's Key Vault output, written above the command that read it
+  'az keyvault secret show value',
   'conjur api key', // `conjur login -i <id> -p <key>`: -i is no user flag elsewhere
   'openvpn auth-user-pass file', // a user line, then a password line
   // set K (rule set 6's second round)

@@ -1,8 +1,8 @@
 // Redaction benchmark, every figure next to the baseline (the rule set before version 2, kept
 // below as BaselineRedactor) measured in the same run:
-//   held-out   credentials caught of test/fixtures/redaction/holdout-credentials.jsonl (set D) and
-//              holdout-credentials-h.jsonl (set H): formats no rule was written for, the estimate for unseen
-//              ones (never tune on them)
+//   held-out   credentials caught of test/fixtures/redaction/holdout-credentials.jsonl (set D),
+//              holdout-credentials-h.jsonl (set H) and holdout-credentials-l.jsonl (set L): formats no rule
+//              was written for, the estimate for unseen ones (never tune on them)
 //   corpus     credentials caught / missed (test/fixtures/redaction/credentials.jsonl, one format a
 //              line) and false positives on real code and tool output (test/fixtures/redaction/clean/,
 //              its documentation examples listed in clean-examples.json count as catches, not as
@@ -125,11 +125,13 @@ const readCredentials = (file) => readFileSync(join(fixtures, file), 'utf8').tri
 /** Names of the credentials whose secret survives `r`. */
 const missedBy = (r, list) => list.filter((c) => r.redact(c.text).includes(c.secret)).map((c) => c.name);
 const credentials = readCredentials('credentials.jsonl');
-// Never tuned on (generate-holdout.mjs, written after rule set 4; generate-holdout-h.mjs, after rule set 5): the
+// Never tuned on (generate-holdout.mjs, written after rule set 4; generate-holdout-h.mjs, after rule set 5;
+// generate-holdout-l.mjs, after rule set 6): the
 // estimate for formats the rules have not seen.
 const holdouts = [
   ['D', readCredentials('holdout-credentials.jsonl')],
   ['H', readCredentials('holdout-credentials-h.jsonl')],
+  ['L', readCredentials('holdout-credentials-l.jsonl')],
 ];
 const cleanDir = join(fixtures, 'clean');
 const clean = readdirSync(cleanDir).sort().map((f) => ({ file: f, text: readFileSync(join(cleanDir, f), 'utf8') }));

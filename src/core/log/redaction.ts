@@ -1281,7 +1281,10 @@ function redactCallLiterals(text: string, mark: Marker): string {
     // `smartsheet.Smartsheet("<token>")`: an SDK's entry point, named after its module, takes its credential.
     const parts = callee.split('.');
     const sdkEntry = parts.length >= 2 && parts[parts.length - 1].toLowerCase() === parts[parts.length - 2].toLowerCase();
-    const named = callWords(callee).some((w) => CALL_WORDS.has(w));
+    // `meraki.DashboardAPI("<key>")`, `flickrapi.FlickrAPI('<key>', …)`: an SDK's class for its API is built from its key,
+    // a hex one too (elsewhere a hex literal alone is more often a digest).
+    const apiClass = /^[A-Z]\w*(?:API|Api|SDK)$/.test(parts[parts.length - 1]);
+    const named = apiClass || callWords(callee).some((w) => CALL_WORDS.has(w));
     // `new Logtail("<token>")`: a class built from one generated literal alone is a client given its credential.
     const constructed = isNew && /^(?:[A-Za-z_$][\w$]*\.)*[A-Z][a-z][A-Za-z0-9]*$/.test(callee);
     // The argument list up to its closing parenthesis, on the same line, at most 400 characters.
@@ -1315,7 +1318,7 @@ function redactCallLiterals(text: string, mark: Marker): string {
       // An entry point named after its module is also a standard class (`buffer.Buffer('<base64>')`, `uuid.UUID('{…}')`),
       // and so is a class built from one literal (`new Intl.Locale(…)`): there only a long token counts, the only argument.
       if (!named && !besideKey && (v.length < (constructed && !sdkEntry ? 20 : 24) || /[={}+/]/.test(v) || (constructed && !sdkEntry && (literals.length > 1 || !/^\([ \t]*["']/.test(args))))) continue;
-      if (/^[0-9a-fA-F]+$/.test(v) ? i > 0 && v.length >= 32 : looksRandom(v, 16) || oneCaseGenerated(v)) {
+      if (/^[0-9a-fA-F]+$/.test(v) ? (i > 0 || apiClass) && v.length >= 32 : looksRandom(v, 16) || oneCaseGenerated(v)) {
         spans.push([at, at + v.length]);
         break;
       }

@@ -108,6 +108,8 @@ test('secrets set through a CLI, handed to a client or a signer, in a webhook pa
     ["twilio('SK0123456789abcdef0123456789abcdef', 'zmwbkwQRGW4fOA5UB0nz4bHh4krZL1cn', { accountSid: 'AC3359f4ffe64b78e8c5217b4be097cd81' })", "twilio('[REDACTED:twilio_key]', '[REDACTED:secret]', { accountSid: 'AC3359f4ffe64b78e8c5217b4be097cd81' })"],
     ['admin:$apr1$PDI0uaWH$4YIqH3UPwWCv5ClQjY5dlA', 'admin:[REDACTED:password_hash]'],
     ['hash = "$2b$12$KIXQJ4n5s6t7u8v9w0x1yO1a2b3c4d5e6f7g8h9i0j1k2l3m4n5o6"', 'hash = "[REDACTED:password_hash]"'],
+    // rule set 6, third round (set M): an SDK's API class built from a hex key
+    ['dashboard = meraki.DashboardAPI("8b2159ac746cecb704afcbffb49c71fb9aa5cbfd")', 'dashboard = meraki.DashboardAPI("[REDACTED:secret]")'],
     // a pasted terminal session: the one-word output of a command that prints a credential, up to the next prompt
     ['$ pass show servers/db\nXb7kq2LmP9vQ4tRz\n$ ls\nnode_modules', '$ pass show servers/db\n[REDACTED:secret]\n$ ls\nnode_modules'],
   ];
@@ -138,6 +140,8 @@ test('ordinary text and code that only looks similar is kept', () => {
     'Latin: () => new UnicodeRangeTable(decodeRanges("aQ3bR7cS1dT9eU5fV2gW8hX4", false)),',
     "IDENTIFIED BY '%s'",
     'price: $1$ and $5$ each; echo $1 $2',
+    'u = uuid.UUID("12345678123456781234567812345678")',
+    'x = hashlib.sha256("0123456789abcdef0123456789abcdef")',
     // a pasted session's other commands, and a credential command's table or error
     '$ ls\nnode_modules',
     '$ op read "op://Prod/db/password"\n[ERROR] 2026/12/02 could not read secret: item not found',

@@ -482,7 +482,8 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   // A name is words, perhaps a digit or two at the end; `s3cr3tPass`, `pass1234` and a generated
   // `keyGYu1N1PErEKWST` (an Airtable key) start with or hold a name word but are literals.
   if (/^[A-Za-z_$][A-Za-z_$]*\d{0,2}$/.test(v) && nameStrength(v) !== 'none' && !looksRandom(v, 12)) return false;
-  if (/^[A-Za-z_][\w]*$/.test(v) && (how.next === ',' || how.next === ')' || how.next === '}') && !how.flag) return false; // f(password=pw)
+  // f(password=pw); not a generated value before a comma (`-o username=ops,password=<generated>,vers=3.0`)
+  if (/^[A-Za-z_][\w]*$/.test(v) && (how.next === ',' || how.next === ')' || how.next === '}') && !how.flag && !looksRandom(v, 12)) return false;
   // `self.passwd = password_mgr`, `this.token = raw_token`: a member set from a variable.
   if (/^[a-z_][a-z0-9]*(?:_[a-z0-9]+)+$/.test(v) && /[.]/.test(how.name)) return false;
   if (how.sep === ' ') {
@@ -492,8 +493,9 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
     if (/^[A-Z][A-Z0-9_]*$/.test(v) || /^[-[*&({<]/.test(v) || /:$/.test(v) || (/=$/.test(v) && !(/^[A-Za-z0-9+/._:-]{16,}={1,2}$/.test(v) && looksRandom(v.replace(/=+$/, ''))))) return false;
     return looksRandom(v) || ((how.flag || how.lineMode) && secretLike(v)) || (how.netrc && v.length >= 4);
   }
-  // In code, an unquoted right-hand side is an expression: `id_token = result`, `token = 1*tchar`.
-  if (how.spaced && !how.lineMode && how.sep === '=') return looksRandom(v, 12);
+  // In code, an unquoted right-hand side is an expression: `id_token = result`, `token = 1*tchar`, Haskell's and R's
+  // `apiKey <- fromMaybe …`.
+  if ((how.spaced && !how.lineMode && how.sep === '=') || how.sep === '<-') return looksRandom(v, 12);
   if (!how.lineMode && how.sep === ':' && !how.flag) return secretLike(v) || looksRandom(v);
   return true;
 }
@@ -1458,6 +1460,33 @@ function redactNameValuePairs(text: string, mark: Marker): string {
   return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
 }
 
+/**
+ * A literal given as the default of an environment variable named for a secret: `os.getenv("API_KEY", "…")`,
+ * `process.env.API_KEY || "…"`, `std::env::var("API_KEY").unwrap_or_else(|_| "…".into())`, `ENV.fetch("API_KEY", "…")`,
+ * and the shell's `${API_KEY:-…}`. The name is judged as an assignment's would be.
+ */
+const ENV_DEFAULT = /(?:\bprocess\.env\.([A-Za-z_]\w*)|(?:\bprocess\.env|\bENV|\benviron)\[["']([\w.-]+)["']\]|\b(?:getenv|var|get|fetch|getOrDefault|GetEnvironmentVariable)\([ \t]*["']([\w.-]+)["'])([^\n"'`]{0,60}?)(["'`])([^"'`\n]{3,200})\5|\$\{([A-Za-z_]\w*):?-([^}\s"'`]{3,200})\}/g;
+/** Between the lookup and the literal: a default's operator (`||`, `??`, `or`), after a call's `)` also Rust's `unwrap_or`. */
+const DEFAULT_OPERATOR = /^[ \t]*(?:\|\||\?\?|\bor\b)[ \t]*$/;
+const DEFAULT_AFTER_CALL = /^[ \t]*(?:,|\)[ \t]*(?:\|\||\?\?|\bor\b|\.unwrap_or(?:_else)?\([ \t]*(?:\|_\|)?|\.or(?:Else)?\())[ \t]*$/;
+
+function redactEnvDefaults(text: string, mark: Marker): string {
+  ENV_DEFAULT.lastIndex = 0;
+  const spans: Array<[number, number]> = [];
+  for (let m = ENV_DEFAULT.exec(text); m !== null; m = ENV_DEFAULT.exec(text)) {
+    const name = m[1] ?? m[2] ?? m[3] ?? m[7];
+    const value = m[6] ?? m[8];
+    // a call's second argument (`getenv("X", "…")`), or an operator after the lookup (not a call's next argument)
+    if (m[7] === undefined && !(m[3] !== undefined ? DEFAULT_AFTER_CALL : DEFAULT_OPERATOR).test(m[4])) continue;
+    const strength = nameStrength(name);
+    if (strength === 'none' || notALiteral(value) || value.includes(MARKER_PREFIX) || /\s/.test(value)) continue;
+    if (!(strength === 'strong' ? looksRandom(value) || secretLike(value) : looksRandom(value))) continue;
+    const end = m.index + m[0].length - 1; // before the closing quote or brace
+    spans.push([end - value.length, end]);
+  }
+  return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
+}
+
 /** SQL that sets a password: `CREATE USER 'u'@'%' IDENTIFIED BY '…'`, `… IDENTIFIED WITH mysql_native_password BY '…'`, `SET PASSWORD FOR u = '…'`. */
 const SQL_PASSWORD = /(\b(?:identified[ \t]+(?:with[ \t]+['"`]?\w+['"`]?[ \t]+)?by(?:[ \t]+password)?|set[ \t]+password\b[^\n;=]{0,100}=)[ \t]*')([^'\n]{3,})(')/gi;
 /**
@@ -1606,6 +1635,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'secret', apply: redactHostMaps, trigger: /"(?:bearer|github-oauth|gitlab-oauth|bitbucket-oauth)"[ \t]*:[ \t]*\{/, needs: ['"bearer"', '-oauth"'] },
   // a literal, not the one scan (a trigger starting with `$`); the commands are judged after
   { type: 'secret', apply: redactPastedSessions, trigger: /\$ [^\n]{1,2000}\n[ \t]*[^\s$][^\n]{7}/, needs: ['$ '] },
+  { type: 'secret', apply: redactEnvDefaults, trigger: /(?:env|ENV|environ)\b[^\n]{0,140}(?:,|\|\||\?\?|\bor\b|unwrap_or(?:_else)?)[ \t(|_]*["'`]|\$\{\w+:?-/, needs: ['env', 'ENV', ':-'] },
   { type: 'password', pattern: SQL_PASSWORD, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /(?:IDENTIFIED|[Ii]dentified)[ \t]+(?:BY|WITH|[Bb]y|[Ww]ith)|(?:SET|[Ss]et)[ \t]+(?:PASSWORD|[Pp]assword)/, needs: ['DENTIFIED', 'dentified', 'SET PASSWORD', 'et password'] },
   {
     type: 'password_hash',

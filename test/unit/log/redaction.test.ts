@@ -110,6 +110,13 @@ test('secrets set through a CLI, handed to a client or a signer, in a webhook pa
     ['hash = "$2b$12$KIXQJ4n5s6t7u8v9w0x1yO1a2b3c4d5e6f7g8h9i0j1k2l3m4n5o6"', 'hash = "[REDACTED:password_hash]"'],
     // rule set 6, third round (set M): an SDK's API class built from a hex key
     ['dashboard = meraki.DashboardAPI("8b2159ac746cecb704afcbffb49c71fb9aa5cbfd")', 'dashboard = meraki.DashboardAPI("[REDACTED:secret]")'],
+    // rule set 6, fourth round (set N): a literal as a secret-named environment variable's default; a generated value before a comma
+    ['let key = std::env::var("API_KEY").unwrap_or_else(|_| "IdKYtKr3lxs4wdgebGo7SoTPw6jaaFOq".to_string());', 'let key = std::env::var("API_KEY").unwrap_or_else(|_| "[REDACTED:secret]".to_string());'],
+    ['const k = process.env.STRIPE_SECRET || "Xb7kq2LmP9vQ4tRz";', 'const k = process.env.STRIPE_SECRET || "[REDACTED:secret]";'],
+    ['token = os.getenv("GITHUB_TOKEN", "Xb7kq2LmP9vQ4tRz")', 'token = os.getenv("GITHUB_TOKEN", "[REDACTED:secret]")'],
+    ['key = ENV.fetch("SECRET_KEY_BASE", "dev-secret-9f8e")', 'key = ENV.fetch("SECRET_KEY_BASE", "[REDACTED:secret]")'],
+    ['psql -h db -p 5432 -U app -w "${DB_PASSWORD:-Xb7kq2LmP9}"', 'psql -h db -p 5432 -U app -w "${DB_PASSWORD:-[REDACTED:secret]}"'],
+    ['mount -t cifs //nas/share /mnt -o username=ops,password=N8MxAreOtfwUTZqV,vers=3.0', 'mount -t cifs //nas/share /mnt -o username=ops,password=[REDACTED:secret],vers=3.0'],
     // a pasted terminal session: the one-word output of a command that prints a credential, up to the next prompt
     ['$ pass show servers/db\nXb7kq2LmP9vQ4tRz\n$ ls\nnode_modules', '$ pass show servers/db\n[REDACTED:secret]\n$ ls\nnode_modules'],
   ];
@@ -141,6 +148,12 @@ test('ordinary text and code that only looks similar is kept', () => {
     "IDENTIFIED BY '%s'",
     'price: $1$ and $5$ each; echo $1 $2',
     'u = uuid.UUID("12345678123456781234567812345678")',
+    'host = os.getenv("DB_HOST", "localhost")',
+    'mode = process.env.TOKEN_MODE || "strict"',
+    'client = AcsClient(key_id, os.environ["ALIBABA_SECRET"], "cn-hangzhou")',
+    'f(getenv("API_TOKEN"), "Xb7kq2LmP9vQ4tRz")',
+    'apiKey <- fromMaybe defaultKey <$> lookupEnv "API_KEY"',
+    'connect(password=pw, user=u)',
     'x = hashlib.sha256("0123456789abcdef0123456789abcdef")',
     // a pasted session's other commands, and a credential command's table or error
     '$ ls\nnode_modules',

@@ -215,7 +215,7 @@ const METADATA_WORDS = new Set([
 /** Words after the secret word that keep it a secret: `DB_PASSWORD_PROD`, `SECRET_KEY_BASE`, `token_b64`. */
 const NEUTRAL_SUFFIXES = new Set(['value', 'val', 'str', 'string', 'b64', 'base64', 'hex', 'raw', 'plain', 'plaintext', 'clear', 'cleartext', 'enc', 'encrypted', 'hashed', 'prod', 'production', 'dev', 'development', 'test', 'testing', 'staging', 'stage', 'live', 'sandbox', 'local', 'default', 'old', 'new', 'current', 'primary', 'secondary', 'base', 'real', 'actual', 'override', 'literal', 'data', 'content', 'contents', 'material', 'bytes', 'main', 'master', 'admin', 'root', 'v1', 'v2', 'v3', 'pem', 'der', 'jwk', 'json', 'aws', 'gcp', 'azure', 'backup', 'alt', 'fallback', 'override']);
 /** Words that make a name a secret's only when its value looks generated. */
-const WEAK_WORDS = new Set(['key', 'pat', 'login', 'auth', 'sig', 'signature', 'session', 'sessionid', 'sessid', 'jsessionid', 'phpsessid', 'cookie', 'jwt', 'hmac']);
+const WEAK_WORDS = new Set(['mnemonic', 'key', 'pat', 'login', 'auth', 'sig', 'signature', 'session', 'sessionid', 'sessid', 'jsessionid', 'phpsessid', 'cookie', 'jwt', 'hmac']);
 
 /** Splits a name into lower-case words: `X-Api-Key` → x api key, `APIKey` → api key, `db.password2` → db password 2. */
 function nameWords(name: string): string[] {
@@ -262,6 +262,9 @@ function classifyName(name: string): Strength {
       else strength = SECRET_KEY_QUALIFIERS.has(before) ? 'strong' : 'weak';
     } else if (w === 'token' && (before === 'api' || before === 'access' || before === 'auth' || before === 'refresh' || before === 'session' || before === 'bearer' || before === 'id' || before === 'oauth' || before === 'security')) {
       strength = 'strong';
+    } else if (w === 'secret' && words[j + 1] === 'id' && j + 2 === words.length) {
+      // Vault AppRole's `secret_id` is a credential (weak: a UUID counts beside its `role_id`, as a key's beside a user).
+      return NEGATING_QUALIFIERS.has(before) ? 'none' : 'weak';
     } else if (isStrongWord(w)) {
       // `store` is a verb (`storePassword()`) except before a key store's password (Gradle's `storePassword "…"`).
       if (NEGATING_QUALIFIERS.has(before) && !(before === 'store' && /^pass/.test(w))) return 'none';
@@ -286,7 +289,7 @@ function classifyName(name: string): Strength {
 // The assignment scanner: `<secret name> <separator> <value>` anywhere in a line
 
 /** Where a name may hold a secret word; the scanner looks at each occurrence. */
-const NAME_WORDS = ['pass', 'pwd', 'psk', 'secret', 'token', 'key', 'auth', 'cred', 'private', 'sig', 'session', 'sessid', 'login', 'dockercfg', 'dockerconfig'];
+const NAME_WORDS = ['mnemonic', 'pass', 'pwd', 'psk', 'secret', 'token', 'key', 'auth', 'cred', 'private', 'sig', 'session', 'sessid', 'login', 'dockercfg', 'dockerconfig'];
 /** `pat` (a personal access token: `GITLAB_PAT`) only as a word of its own, never inside `path` or `pattern`. */
 const NAME_WORD_SCAN = new RegExp(NAME_WORDS.join('|') + '|pat(?![a-z])', 'gi');
 /** Longer names are not looked at (a run of name characters that long is data, not a name). */
@@ -299,7 +302,7 @@ const BT = '`';
 const STRONG_THEN_VALUE = String.raw`[\w.-]{0,${MAX_NAME}}(?:\\?["'${BT}\]]){0,2}[ \t]+(?:\\?["'${BT}])?[^\s"'${BT}\\]{3}`;
 /** After any word: the rest of the name, then a separator (`key=`, `"api_key":`, `token ?=`, `<password>`, `key="x" value=`). */
 const NAME_THEN_SEPARATOR = String.raw`[\w.-]{0,${MAX_NAME}}(?<!\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf))(?:\\?["'${BT}\]]){0,2}(?:[ \t]*[=:,>!?<+]|[ \t]+value[ \t]*=|\([ \t]*["'${BT}])`;
-const ANY_NAME_WORD = '(?:pass|pwd|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z]))';
+const ANY_NAME_WORD = '(?:mnemonic|pass|pwd|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z]))';
 const FLAG_WORD = '(?:key|cred|private|auth|dockerc)';
 /** After a flag's word: the rest of the flag, then a blank (`--api-key v`, `--credentials v`). */
 const FLAG_THEN_BLANK = String.raw`[\w.-]{0,${MAX_NAME}}[ \t]`;
@@ -457,6 +460,9 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   let v = value.trim();
   if (how.sep === ' ') v = v.replace(/[.,:;!?)]+$/, '');
   if (v.length < 3 || notALiteral(v)) return false;
+  // A wallet's seed phrase is 12 to 24 lower-case words (BIP-39) under a name that says so (`Mnemonic: "Get Visual"` is a
+  // menu's); otherwise `mnemonic` is a weak name.
+  if (/mnemonic/i.test(how.name) && /^[a-z]+(?: [a-z]+){11,23}$/.test(v)) return true;
   if (/^[-+]?\d+(?:\.\d+)?$/.test(v)) return how.passwordish && v.length >= 4 && how.sep !== ' ' && !how.quotedName;
   if (PATH.test(v) && !looksRandom(v)) return false;
   if (/^https?:\/\/[^\s@]*$/.test(v)) return false; // a URL without credentials (the URL rule handles those)
@@ -664,7 +670,7 @@ function inUrlQuery(text: string, s: number, sep: string): boolean {
 }
 
 /** A user's name as a field of the same line as the value at `s`..`after` (kaggle.json's `"username"`, a `user=` beside `key=`). */
-const USER_FIELD = /(?:^|[^\w.-])["']?(?:user(?:_?name)?|login|email|account(?:_?id)?|client_?id)["']?[ \t]*[:=]/i;
+const USER_FIELD = /(?:^|[^\w.-])["']?(?:user(?:_?name)?|login|email|account(?:_?id)?|client_?id|role_?id)["']?[ \t]*[:=]/i;
 function namesUser(text: string, s: number, after: number): boolean {
   let ls = s;
   while (ls > 0 && s - ls < 200 && text[ls - 1] !== '\n') ls--;
@@ -935,7 +941,10 @@ function redactTokens(text: string, mark: Marker, anchor: RegExp = TOKEN_ANCHOR)
 /** OpenVPN's shared static key (`tls-auth`, `tls-crypt`, `secret`): hex lines between its own armour. */
 const OPENVPN_STATIC_KEY = /-----BEGIN OpenVPN Static key V\d-----[\s\S]*?(?:-----END OpenVPN Static key V\d-----|$)/g;
 
-const PEM = /-{4,5} ?BEGIN [A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?[A-Z ]{0,20}-{4,5}[\s\S]*?(?:-{4,5} ?END [A-Z0-9 _-]{0,40}PRIVATE KEY(?: BLOCK)?[A-Z ]{0,20}-{4,5}|$)/g;
+const PEM = /-{4,5} ?BEGIN [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED)(?: BLOCK)?[A-Z ]{0,20}-{4,5}[\s\S]*?(?:-{4,6} ?END [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED)(?: BLOCK)?[A-Z ]{0,20}-{4,6}|$)/g;
+
+/** A Bitcoin private key in wallet import format, compressed (base58, 52 characters from K or L): `importprivkey`, `dumpprivkey`. */
+const WIF_KEY = /(?<![1-9A-HJ-NP-Za-km-z])([KL][1-9A-HJ-NP-Za-km-z]{51})(?![1-9A-HJ-NP-Za-km-z])/g;
 
 /** PuTTY's `.ppk`: the lines after `Private-Lines: N` and the MAC. */
 const PUTTY = /(Private-Lines:[ \t]*\d+(?:\r?\n|\\r?\\n))((?:[A-Za-z0-9+/=]+(?=\r?\n|\\r?\\n|$)(?:\r?\n|\\r?\\n)?)+)|(Private-(?:MAC|Hash):[ \t]*)([0-9a-fA-F]{20,})/g;
@@ -1090,18 +1099,23 @@ const COMMANDS: Array<{ command: RegExp; flag: RegExp; keep?: (value: string) =>
 /** Secrets handed to a command on its standard input or as a plain argument. */
 const PIPED_SECRET = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?)(["']?)([^\s"'|]+)\2([ \t]*\|[ \t]*(?:sudo[ \t]+-S|(?:docker|podman|nerdctl|buildah|skopeo|oras)[ \t]+login|helm[ \t]+registry[ \t]+login|passwd[ \t]+--stdin|chpasswd|kinit|vault[ \t]+login|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t:]+)?(?:secrets?|user-secrets)(?:[ \t]+|:)(?:set|put|add|create|update|store)\b|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t]+)?store-secret\b|[a-z][\w.-]*[ \t][^\n|]{0,200}--password-stdin))|(\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(["'])([^"'\n]+)\6|(\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[=:][ \t]*["']?)([^\s:"']+:[^\s"']+)/g;
 /** A user and a password as a call's two string arguments: `smtp.login("me", "…")`, `auth=("api", "…")`, `HTTPBasicAuth('u', '…')`. */
-const CREDENTIAL_PAIR = /((?:\.login|\bauth[ \t]*=[ \t]*|\bBasicAuth|\bHTTPBasicAuth|\bHTTPDigestAuth|\bbasic_auth|\.auth|\.setCredentials|\bPasswordAuthentication|\bNetworkCredential)[ \t]*\(?\(?[ \t]*(["'])[^"'\n]*\2[ \t]*,[ \t]*)(["'])([^"'\n]+)\3/g;
+const CREDENTIAL_PAIR = /((?:\.login|\bauth[ \t]*=[ \t]*|\bBasicAuth|\bHTTPBasicAuth|\bHTTPDigestAuth|\bbasic_auth|\.auth|\.setCredentials|\bPasswordAuthentication|\bNetworkCredential)[ \t]*\(?\(?[ \t]*(?:(["'])[^"'\n]*\2|([A-Za-z_][\w.]*))[ \t]*,[ \t]*)(["'])([^"'\n]+)\4/g;
 /** A password flag after a blank (`-p…`, `-u`, `--user`, `-a`, `-P`, `-w`, `-U`, `-k`, `-S`, `-b…`), `echo … |`, `ConvertTo-SecureString`, `BUNDLE_…`. */
 const COMMAND_TRIGGER = /-(?<=[ \t]-)(?:[pPauUwkbSN]|-(?:user|auth|password)\b)|-(?<=ConvertTo-)S|_(?<=BUNDLE_)|\|(?<=\b(?:echo|printf)[ \t][^\n|]{1,200}\|)|:(?<=\/[uU][sS][eE][rR]:)/;
 
 /** A user and password piped into base64, a Basic credential being built: `printf ':<pat>' | base64`. */
 const PIPED_BASIC = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?(["'])[^"'\s:]{0,100}:)([^"'\s]+)(\2[ \t]*\|[ \t]*base64\b)/g;
+/** A key as the user and no password, piped into base64 (`echo -n <key>: | base64`, Unity's and Stripe's Basic form). */
+const PIPED_BASIC_KEY = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?(["']?))([A-Za-z0-9_-]{16,}):(\2[ \t]*\|[ \t]*base64\b)/g;
 
 function redactCredentialCalls(text: string, mark: Marker): string {
   CREDENTIAL_PAIR.lastIndex = 0;
-  return text.replace(CREDENTIAL_PAIR, (all, head: string, _q: string, quote: string, secret: string) =>
-    notALiteral(secret) || secret.length < 3 ? all : head + quote + mark('password', secret) + quote,
-  );
+  return text.replace(CREDENTIAL_PAIR, (all, head: string, _q: string, userVariable: string | undefined, quote: string, secret: string) => {
+    if (notALiteral(secret) || secret.length < 3) return all;
+    // With the user in a variable (`auth=(api_key, '<secret>')`) the literal must look generated: `f(x, 'text')` is common.
+    if (userVariable !== undefined && !(looksRandom(secret, 16) || /^[0-9a-f]{32,}$/i.test(secret))) return all;
+    return head + quote + mark('password', secret) + quote;
+  });
 }
 
 function redactCommands(text: string, mark: Marker): string {
@@ -1117,6 +1131,10 @@ function redactCommands(text: string, mark: Marker): string {
   PIPED_BASIC.lastIndex = 0;
   out = out.replace(PIPED_BASIC, (all, head: string, _q: string, secret: string, tail: string) =>
     secret.length < 3 || notALiteral(secret) ? all : head + mark('password', secret) + tail,
+  );
+  PIPED_BASIC_KEY.lastIndex = 0;
+  out = out.replace(PIPED_BASIC_KEY, (all, head: string, _q: string, key: string, tail: string) =>
+    notALiteral(key) || !(looksRandom(key, 16) || /^[0-9a-f]{32,}$/i.test(key)) ? all : head + mark('password', key) + ':' + tail,
   );
   for (const { command, flag, keep } of COMMANDS) {
     if (!command.test(out)) continue;
@@ -1263,7 +1281,7 @@ function redactSetters(text: string, mark: Marker): string {
  * "<hex>")`): alone it is more often a digest.
  */
 const CALL_HEAD = /(?:(?:new[ \t]+)?(?:[A-Za-z_$][\w$]{0,40}\.){0,3}[A-Za-z_$][\w$]{0,40})[ \t]*\(/g;
-const CALL_WORDS = new Set(['client', 'sign', 'signer', 'hmac', 'jwt', 'jws', 'jose', 'auth', 'authenticate', 'authorize', 'connect', 'connection', 'init', 'initialize', 'configure', 'realtime', 'instance', 'login', 'credential', 'credentials', 'secret', 'token']);
+const CALL_WORDS = new Set(['client', 'provider', 'sign', 'signer', 'hmac', 'jwt', 'jws', 'jose', 'auth', 'authenticate', 'authorize', 'connect', 'connection', 'init', 'initialize', 'configure', 'realtime', 'instance', 'login', 'credential', 'credentials', 'secret', 'token']);
 const CALL_LITERAL = /(?:\(|, )b?(["'])([^"'`\s\\]{12,200})\1(?=[ \t]*[,)\]])/g;
 
 /** The words of a callee (without `new`), lower-cased; a word in capitals only for the acronyms of CALL_WORDS (`HMAC`, `JWT`). */
@@ -1562,7 +1580,8 @@ const KEY_STORE_B64 = /((?:p12|pfx|pkcs12|keystore|jks)[\w.-]{0,60}["']?[ \t]*[:
 /** The triggers of the rules keyed on a word; shared so that the one scan tests them once. */
 
 export const BUILTIN_RULES: readonly RedactionRule[] = [
-  { type: 'private_key', pattern: PEM, trigger: /-(?=-{3,4} ?BEGIN [A-Z0-9 _-]{0,40}PRIVATE KEY)/, needs: ['PRIVATE KEY'] },
+  { type: 'private_key', pattern: PEM, trigger: /-(?=-{3,4} ?BEGIN [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED))/, needs: ['PRIVATE KEY', 'NKEY SEED'] },
+  { type: 'private_key', pattern: WIF_KEY, secretGroup: 1, keep: (v) => !looksRandom(v), trigger: /[KL][1-9A-HJ-NP-Za-km-z]{51}/ },
   { type: 'private_key', apply: redactPutty, trigger: /-(?<=Private-)(?:Lines|MAC|Hash)/, needs: ['Private-'] },
   { type: 'private_key', pattern: OPENVPN_STATIC_KEY, trigger: /-(?=----BEGIN OpenVPN Static key)/, needs: ['OpenVPN Static key'] },
   {
@@ -1663,7 +1682,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
  * for them once and tries those triggers (`atWord`) only where one starts. A plain union of words
  * scans about twice as fast as the structured triggers; most text has none of them.
  */
-const CASELESS_WORDS = /pass|pwd|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z])|bearer|kty/gi;
+const CASELESS_WORDS = /mnemonic|pass|pwd|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z])|bearer|kty/gi;
 /** NAME_WORD_SCAN at one place: every place it matches is one where a word of CASELESS_WORDS starts. */
 const NAME_WORD_AT = new RegExp(NAME_WORD_SCAN.source, 'iy');
 

@@ -117,6 +117,14 @@ test('secrets set through a CLI, handed to a client or a signer, in a webhook pa
     ['key = ENV.fetch("SECRET_KEY_BASE", "dev-secret-9f8e")', 'key = ENV.fetch("SECRET_KEY_BASE", "[REDACTED:secret]")'],
     ['psql -h db -p 5432 -U app -w "${DB_PASSWORD:-Xb7kq2LmP9}"', 'psql -h db -p 5432 -U app -w "${DB_PASSWORD:-[REDACTED:secret]}"'],
     ['mount -t cifs //nas/share /mnt -o username=ops,password=N8MxAreOtfwUTZqV,vers=3.0', 'mount -t cifs //nas/share /mnt -o username=ops,password=[REDACTED:secret],vers=3.0'],
+    // rule set 6, fifth round (set O)
+    ['MNEMONIC="alpha beach angle apple anchor absorb anchor badge blade album armor advice"', 'MNEMONIC="[REDACTED:secret]"'],
+    ['bitcoin-cli importprivkey LCCyUrh2vX21W7fWb7LcTn2YvQSsXtDTrXgnPVQZsbv9WzANY9ZN "cold" false', 'bitcoin-cli importprivkey [REDACTED:private_key] "cold" false'],
+    ['-----BEGIN USER NKEY SEED-----\nSUAQXXGY5ABFQBJFFKK4FUIQBJFXNU6WCETZDM32D5DWKU2NEQN3SYPR5B\n------END USER NKEY SEED------', '[REDACTED:private_key]'],
+    ['vault write auth/approle/login role_id=a7907d1e-43d4-ebbe-7ce5-7c85b998833d secret_id=ce650dd9-c99b-d68e-adf9-9a2b96bc6f91', 'vault write auth/approle/login role_id=a7907d1e-43d4-ebbe-7ce5-7c85b998833d secret_id=[REDACTED:secret]'],
+    ['curl -H "Authorization: Basic $(echo -n de7b7e0db45a00086cad41d1e638c90e: | base64)" https://build-api.cloud.unity3d.com', 'curl -H "Authorization: Basic $(echo -n [REDACTED:password]: | base64)" https://build-api.cloud.unity3d.com'],
+    ['const provider = new ethers.InfuraProvider("mainnet", "be5148e7b507cae66ba8f0ef039d918f", "5f2da933352b8f90a9c1fcaf3033edf1");', 'const provider = new ethers.InfuraProvider("mainnet", "be5148e7b507cae66ba8f0ef039d918f", "[REDACTED:secret]");'],
+    ["mailjet = Client(auth=(api_key, 'beddbc2d2c922e837f0d1eb0b5707b4d'), version='v3.1')", "mailjet = Client(auth=(api_key, '[REDACTED:password]'), version='v3.1')"],
     // a pasted terminal session: the one-word output of a command that prints a credential, up to the next prompt
     ['$ pass show servers/db\nXb7kq2LmP9vQ4tRz\n$ ls\nnode_modules', '$ pass show servers/db\n[REDACTED:secret]\n$ ls\nnode_modules'],
   ];
@@ -149,6 +157,11 @@ test('ordinary text and code that only looks similar is kept', () => {
     'price: $1$ and $5$ each; echo $1 $2',
     'u = uuid.UUID("12345678123456781234567812345678")',
     'host = os.getenv("DB_HOST", "localhost")',
+    '\t\t\tMnemonic: "Get Visual".',
+    'requests.get(url, auth=(user, "hello world"))',
+    'echo -n hello: | base64',
+    'role_id=abc secret_id_path=/x',
+    'resp = sm.get_secret_value(SecretId="prod/db")',
     'mode = process.env.TOKEN_MODE || "strict"',
     'client = AcsClient(key_id, os.environ["ALIBABA_SECRET"], "cn-hangzhou")',
     'f(getenv("API_TOKEN"), "Xb7kq2LmP9vQ4tRz")',

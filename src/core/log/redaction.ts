@@ -215,7 +215,7 @@ const METADATA_WORDS = new Set([
 /** Words after the secret word that keep it a secret: `DB_PASSWORD_PROD`, `SECRET_KEY_BASE`, `token_b64`. */
 const NEUTRAL_SUFFIXES = new Set(['value', 'val', 'str', 'string', 'b64', 'base64', 'hex', 'raw', 'plain', 'plaintext', 'clear', 'cleartext', 'enc', 'encrypted', 'hashed', 'prod', 'production', 'dev', 'development', 'test', 'testing', 'staging', 'stage', 'live', 'sandbox', 'local', 'default', 'old', 'new', 'current', 'primary', 'secondary', 'base', 'real', 'actual', 'override', 'literal', 'data', 'content', 'contents', 'material', 'bytes', 'main', 'master', 'admin', 'root', 'v1', 'v2', 'v3', 'pem', 'der', 'jwk', 'json', 'aws', 'gcp', 'azure', 'backup', 'alt', 'fallback', 'override']);
 /** Words that make a name a secret's only when its value looks generated. */
-const WEAK_WORDS = new Set(['mnemonic', 'key', 'pat', 'login', 'auth', 'sig', 'signature', 'session', 'sessionid', 'sessid', 'jsessionid', 'phpsessid', 'cookie', 'jwt', 'hmac']);
+const WEAK_WORDS = new Set(['key', 'pat', 'login', 'auth', 'sig', 'signature', 'session', 'sessionid', 'sessid', 'jsessionid', 'phpsessid', 'cookie', 'jwt', 'hmac']);
 
 /** Splits a name into lower-case words: `X-Api-Key` → x api key, `APIKey` → api key, `db.password2` → db password 2. */
 function nameWords(name: string): string[] {
@@ -289,7 +289,7 @@ function classifyName(name: string): Strength {
 // The assignment scanner: `<secret name> <separator> <value>` anywhere in a line
 
 /** Where a name may hold a secret word; the scanner looks at each occurrence. */
-const NAME_WORDS = ['mnemonic', 'pass', 'pwd', 'psk', 'secret', 'token', 'key', 'auth', 'cred', 'private', 'sig', 'session', 'sessid', 'login', 'dockercfg', 'dockerconfig'];
+const NAME_WORDS = ['pass', 'pwd', 'psk', 'secret', 'token', 'key', 'auth', 'cred', 'private', 'sig', 'session', 'sessid', 'login', 'dockercfg', 'dockerconfig'];
 /** `pat` (a personal access token: `GITLAB_PAT`) only as a word of its own, never inside `path` or `pattern`. */
 const NAME_WORD_SCAN = new RegExp(NAME_WORDS.join('|') + '|pat(?![a-z])', 'gi');
 /** Longer names are not looked at (a run of name characters that long is data, not a name). */
@@ -302,7 +302,7 @@ const BT = '`';
 const STRONG_THEN_VALUE = String.raw`[\w.-]{0,${MAX_NAME}}(?:\\?["'${BT}\]]){0,2}[ \t]+(?:\\?["'${BT}])?[^\s"'${BT}\\]{3}`;
 /** After any word: the rest of the name, then a separator (`key=`, `"api_key":`, `token ?=`, `<password>`, `key="x" value=`). */
 const NAME_THEN_SEPARATOR = String.raw`[\w.-]{0,${MAX_NAME}}(?<!\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf))(?:\\?["'${BT}\]]){0,2}(?:[ \t]*[=:,>!?<+]|[ \t]+value[ \t]*=|\([ \t]*["'${BT}])`;
-const ANY_NAME_WORD = '(?:mnemonic|pass|pwd|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z]))';
+const ANY_NAME_WORD = '(?:pass|pwd|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z]))';
 const FLAG_WORD = '(?:key|cred|private|auth|dockerc)';
 /** After a flag's word: the rest of the flag, then a blank (`--api-key v`, `--credentials v`). */
 const FLAG_THEN_BLANK = String.raw`[\w.-]{0,${MAX_NAME}}[ \t]`;
@@ -460,9 +460,6 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   let v = value.trim();
   if (how.sep === ' ') v = v.replace(/[.,:;!?)]+$/, '');
   if (v.length < 3 || notALiteral(v)) return false;
-  // A wallet's seed phrase is 12 to 24 lower-case words (BIP-39) under a name that says so (`Mnemonic: "Get Visual"` is a
-  // menu's); otherwise `mnemonic` is a weak name.
-  if (/mnemonic/i.test(how.name) && /^[a-z]+(?: [a-z]+){11,23}$/.test(v)) return true;
   if (/^[-+]?\d+(?:\.\d+)?$/.test(v)) return how.passwordish && v.length >= 4 && how.sep !== ' ' && !how.quotedName;
   if (PATH.test(v) && !looksRandom(v)) return false;
   if (/^https?:\/\/[^\s@]*$/.test(v)) return false; // a URL without credentials (the URL rule handles those)
@@ -943,8 +940,18 @@ const OPENVPN_STATIC_KEY = /-----BEGIN OpenVPN Static key V\d-----[\s\S]*?(?:---
 
 const PEM = /-{4,5} ?BEGIN [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED)(?: BLOCK)?[A-Z ]{0,20}-{4,5}[\s\S]*?(?:-{4,6} ?END [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED)(?: BLOCK)?[A-Z ]{0,20}-{4,6}|$)/g;
 
-/** A Bitcoin private key in wallet import format, compressed (base58, 52 characters from K or L): `importprivkey`, `dumpprivkey`. */
-const WIF_KEY = /(?<![1-9A-HJ-NP-Za-km-z])([KL][1-9A-HJ-NP-Za-km-z]{51})(?![1-9A-HJ-NP-Za-km-z])/g;
+/** A wallet's seed phrase, 12 to 24 lower-case words (BIP-39), under a name that says so (`Mnemonic: "Get Visual"` in Vim's help is a menu's). */
+const SEED_PHRASE = /((?:mnemonic|seed_?phrase|recovery_?phrase)[\w-]*["']?[ \t]*[:=][ \t]*["'])([a-z]+(?: [a-z]+){11,23})(["'])/gi;
+/** A Bitcoin private key in wallet import format, compressed (base58, 52 characters from K or L), after `importprivkey`, `dumpprivkey` or `WIF`. */
+const WIF_KEY = /(?<![1-9A-HJ-NP-Za-km-z])[KL][1-9A-HJ-NP-Za-km-z]{51}(?![1-9A-HJ-NP-Za-km-z])/g;
+
+function redactWalletSecrets(text: string, mark: Marker): string {
+  SEED_PHRASE.lastIndex = 0;
+  WIF_KEY.lastIndex = 0;
+  return text
+    .replace(SEED_PHRASE, (_all, head: string, phrase: string, tail: string) => head + mark('private_key', phrase) + tail)
+    .replace(WIF_KEY, (key) => (looksRandom(key) ? mark('private_key', key) : key));
+}
 
 /** PuTTY's `.ppk`: the lines after `Private-Lines: N` and the MAC. */
 const PUTTY = /(Private-Lines:[ \t]*\d+(?:\r?\n|\\r?\\n))((?:[A-Za-z0-9+/=]+(?=\r?\n|\\r?\\n|$)(?:\r?\n|\\r?\\n)?)+)|(Private-(?:MAC|Hash):[ \t]*)([0-9a-fA-F]{20,})/g;
@@ -1581,7 +1588,9 @@ const KEY_STORE_B64 = /((?:p12|pfx|pkcs12|keystore|jks)[\w.-]{0,60}["']?[ \t]*[:
 
 export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'private_key', pattern: PEM, trigger: /-(?=-{3,4} ?BEGIN [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED))/, needs: ['PRIVATE KEY', 'NKEY SEED'] },
-  { type: 'private_key', pattern: WIF_KEY, secretGroup: 1, keep: (v) => !looksRandom(v), trigger: /[KL][1-9A-HJ-NP-Za-km-z]{51}/ },
+  // Behind the words that name them (one rule, so one set of string searches): a trigger on a WIF key's shape alone,
+  // starting at every K and L, cost a third of the one scan.
+  { type: 'private_key', apply: redactWalletSecrets, trigger: /(?:[Mm]nemonic|MNEMONIC|[Pp]hrase|PHRASE)[\w-]*["']?[ \t]*[:=][ \t]*["'][a-z]+ [a-z]+|(?:privkey|WIF)[^\n]{0,200}[KL][1-9A-HJ-NP-Za-km-z]{51}/, needs: ['nemonic', 'NEMONIC', 'privkey', 'WIF'] },
   { type: 'private_key', apply: redactPutty, trigger: /-(?<=Private-)(?:Lines|MAC|Hash)/, needs: ['Private-'] },
   { type: 'private_key', pattern: OPENVPN_STATIC_KEY, trigger: /-(?=----BEGIN OpenVPN Static key)/, needs: ['OpenVPN Static key'] },
   {
@@ -1682,7 +1691,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
  * for them once and tries those triggers (`atWord`) only where one starts. A plain union of words
  * scans about twice as fast as the structured triggers; most text has none of them.
  */
-const CASELESS_WORDS = /mnemonic|pass|pwd|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z])|bearer|kty/gi;
+const CASELESS_WORDS = /pass|pwd|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z])|bearer|kty/gi;
 /** NAME_WORD_SCAN at one place: every place it matches is one where a word of CASELESS_WORDS starts. */
 const NAME_WORD_AT = new RegExp(NAME_WORD_SCAN.source, 'iy');
 

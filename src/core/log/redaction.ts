@@ -940,7 +940,7 @@ const OPENVPN_STATIC_KEY = /-----BEGIN OpenVPN Static key V\d-----[\s\S]*?(?:---
 
 const PEM = /-{4,5} ?BEGIN [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED)(?: BLOCK)?[A-Z ]{0,20}-{4,5}[\s\S]*?(?:-{4,6} ?END [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED)(?: BLOCK)?[A-Z ]{0,20}-{4,6}|$)/g;
 
-/** A wallet's seed phrase, 12 to 24 lower-case words (BIP-39), under a name that says so (`Mnemonic: "Get Visual"` in Vim's help is a menu's). */
+/** A wallet's seed phrase, 12 to 24 lower-case words (BIP-39), under a name that says so (`MNEMONIC`, `seed_phrase`; `Mnemonic: "Get Visual"` in Vim's help is a menu's). */
 const SEED_PHRASE = /((?:mnemonic|seed_?phrase|recovery_?phrase)[\w-]*["']?[ \t]*[:=][ \t]*["'])([a-z]+(?: [a-z]+){11,23})(["'])/gi;
 /** A Bitcoin private key in wallet import format, compressed (base58, 52 characters from K or L), after `importprivkey`, `dumpprivkey` or `WIF`. */
 const WIF_KEY = /(?<![1-9A-HJ-NP-Za-km-z])[KL][1-9A-HJ-NP-Za-km-z]{51}(?![1-9A-HJ-NP-Za-km-z])/g;
@@ -1590,7 +1590,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'private_key', pattern: PEM, trigger: /-(?=-{3,4} ?BEGIN [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED))/, needs: ['PRIVATE KEY', 'NKEY SEED'] },
   // Behind the words that name them (one rule, so one set of string searches): a trigger on a WIF key's shape alone,
   // starting at every K and L, cost a third of the one scan.
-  { type: 'private_key', apply: redactWalletSecrets, trigger: /(?:[Mm]nemonic|MNEMONIC|[Pp]hrase|PHRASE)[\w-]*["']?[ \t]*[:=][ \t]*["'][a-z]+ [a-z]+|(?:privkey|WIF)[^\n]{0,200}[KL][1-9A-HJ-NP-Za-km-z]{51}/, needs: ['nemonic', 'NEMONIC', 'privkey', 'WIF'] },
+  { type: 'private_key', apply: redactWalletSecrets, trigger: /(?:[Mm]nemonic|MNEMONIC|[Pp]hrase|PHRASE)[\w-]*["']?[ \t]*[:=][ \t]*["'][a-z]+ [a-z]+|(?:privkey|WIF)[^\n]{0,200}[KL][1-9A-HJ-NP-Za-km-z]{51}/, needs: ['nemonic', 'NEMONIC', 'hrase', 'HRASE', 'privkey', 'WIF'] },
   { type: 'private_key', apply: redactPutty, trigger: /-(?<=Private-)(?:Lines|MAC|Hash)/, needs: ['Private-'] },
   { type: 'private_key', pattern: OPENVPN_STATIC_KEY, trigger: /-(?=----BEGIN OpenVPN Static key)/, needs: ['OpenVPN Static key'] },
   {

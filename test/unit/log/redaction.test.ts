@@ -119,6 +119,7 @@ test('secrets set through a CLI, handed to a client or a signer, in a webhook pa
     ['mount -t cifs //nas/share /mnt -o username=ops,password=N8MxAreOtfwUTZqV,vers=3.0', 'mount -t cifs //nas/share /mnt -o username=ops,password=[REDACTED:secret],vers=3.0'],
     // rule set 6, fifth round (set O)
     ['MNEMONIC="alpha beach angle apple anchor absorb anchor badge blade album armor advice"', 'MNEMONIC="[REDACTED:private_key]"'],
+    ["wallet = { seed_phrase: 'armor advice alpha beach angle apple anchor absorb anchor badge blade album' }", "wallet = { seed_phrase: '[REDACTED:private_key]' }"],
     ['bitcoin-cli importprivkey LCCyUrh2vX21W7fWb7LcTn2YvQSsXtDTrXgnPVQZsbv9WzANY9ZN "cold" false', 'bitcoin-cli importprivkey [REDACTED:private_key] "cold" false'],
     ['-----BEGIN USER NKEY SEED-----\nSUAQXXGY5ABFQBJFFKK4FUIQBJFXNU6WCETZDM32D5DWKU2NEQN3SYPR5B\n------END USER NKEY SEED------', '[REDACTED:private_key]'],
     ['vault write auth/approle/login role_id=a7907d1e-43d4-ebbe-7ce5-7c85b998833d secret_id=ce650dd9-c99b-d68e-adf9-9a2b96bc6f91', 'vault write auth/approle/login role_id=a7907d1e-43d4-ebbe-7ce5-7c85b998833d secret_id=[REDACTED:secret]'],

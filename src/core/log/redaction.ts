@@ -19,7 +19,7 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, wri
 import { InvalidInputError, errorMessage } from '../errors';
 
 /** Goes into every redacted event's `meta.redaction`: bump it whenever the rules change what they catch. */
-export const REDACTION_RULESET_VERSION = '6';
+export const REDACTION_RULESET_VERSION = '7';
 
 /** Builds the text that replaces `secret` (found by a rule of `type`). */
 export type Marker = (type: string, secret: string) => string;
@@ -116,7 +116,7 @@ const PLACEHOLDER = new RegExp(
   String.raw`^(?:|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$\([^)]*\)|%[A-Za-z_][A-Za-z0-9_]*%|%\(?[A-Za-z_]*\)?[sd]|\{\{[^}]*\}\}` +
     String.raw`|\{[A-Za-z_][\w.]*\}|<[^<>]*>|\[[A-Za-z _.-]*\]|\*+|[xX]{3,}|•+|\.{2,}|…|\?|:[A-Za-z_]\w*|@[A-Za-z_]\w*@?` +
     String.raw`|[-_]+|redacted|change[-_]?me|changeit|replace[-_]?me|placeholder|null|nil|none|undefined|true|false|yes|no|on|off|` +
-    String.raw`required|optional|hidden|masked|secret|password|passwd|pass|pwd|pw|token|passphrase|string|str|env|bearer|basic|digest|negotiate|ntlm|\[REDACTED:[^\]]*\])$`,
+    String.raw`required|optional|hidden|masked|auto|autogenerate(?:,isolateapps)?|secret|password|passwd|pass|pwd|pw|token|passphrase|string|str|env|bearer|basic|digest|negotiate|ntlm|\[REDACTED:[^\]]*\])$`,
   'i',
 );
 /** `your-api-key`, `<YOUR_TOKEN>`, `INSERT_KEY_HERE`, `enter your password`. */
@@ -140,6 +140,8 @@ function isTypeAnnotation(v: string): boolean {
   if (t.length === 0) return false;
   // `[]byte`, `*string`, `&str`, `&'a str`, `?string`, `Option<String>`, `string | undefined`, `() => string`.
   if (/^(?:\[\]|\*|&(?:'[a-z]+\s+)?|\?|readonly\s+|mut\s+)+[A-Za-z_]/.test(t)) return true;
+  // Rust's slices and arrays: `&[u8]`, `[u8; 32]`
+  if (/^&?(?:'[a-z]+\s+)?\[[A-Za-z_]\w*(?:;\s*\d+)?\]$/.test(t)) return true;
   if (/=>|\bkeyof\b|\btypeof\b/.test(t)) return true;
   const parts = t.split(/\s*\|\s*/);
   return parts.every((p) => {
@@ -163,6 +165,9 @@ function isCode(v: string): boolean {
   if (/^[!~(]|\|\||&&|\?\?|\s[-+*/?:]\s|^\[|^\{/.test(v)) return true;
   // a member access first, then anything: `t.tokens.length-1`, `self.token or ''`, `opts.key!`
   const member = /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+/.exec(v);
+  // (not when a symbol and a letter or digit follow: `meadow.Winter?maple`, `velvet.Maple!falcon` are passwords of words)
+  const wordsPassword = member !== null && /^[@#?!%^~][A-Za-z0-9]/.test(v.slice(member[0].length));
+  if (wordsPassword) return false;
   if (member && !member[0].split(/\??\./).some((p) => looksRandom(p, 10))) return true;
   // a.b.c, a?.b, a[0], f(x), a.b(c)
   const code = /^[A-Za-z_$][\w$]*(?:(?:\?\.|\.|::|->)[A-Za-z_$][\w$]*|\[[^\]\n]*\])*(?:\([^\n]*\))?[;,]?$/.exec(v);
@@ -608,7 +613,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     // A value may follow a type annotation: `password: str = "…"`, `token: string = '…'`.
     let vp = sep.end;
     if (sep.sep === ':' || sep.sep === ' ') {
-      const annotated = /^[ \t]*[A-Za-z_][\w.]*(?:\[[^\]=\n]*\]|<[^>=\n]*>)?(?:[ \t]*\|[ \t]*[A-Za-z_][\w.]*(?:\[[^\]=\n]*\])?)*[ \t]*=(?!=)/.exec(text.slice(vp, vp + 80));
+      // (also Rust's `&str`, `&'static str`, `&[u8]`)
+      const annotated = /^[ \t]*(?:&(?:'[a-z]+[ \t]+)?(?:mut[ \t]+)?)?(?:[A-Za-z_][\w.]*(?:\[[^\]=\n]*\]|<[^>=\n]*>)?|\[[A-Za-z_]\w*(?:;[ \t]*\d+)?\])(?:[ \t]*\|[ \t]*[A-Za-z_][\w.]*(?:\[[^\]=\n]*\])?)*[ \t]*=(?!=)/.exec(text.slice(vp, vp + 80));
       if (annotated && isTypeAnnotation(annotated[0].replace(/=$/, '').trim())) vp += annotated[0].length;
     }
     const lineMode = vp === sep.end && startsLine(text, quotedName ? openQuote : s);
@@ -1104,11 +1110,14 @@ const COMMANDS: Array<{ command: RegExp; flag: RegExp; keep?: (value: string) =>
   { command: /\bhtpasswd\b/, flag: /(?<=[ \t])-[a-zA-Z]*b[a-zA-Z]*[ \t]+(?:-\S+[ \t]+)*\S+[ \t]+\S+[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
 ];
 /** Secrets handed to a command on its standard input or as a plain argument. */
-const PIPED_SECRET = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?)(["']?)([^\s"'|]+)\2([ \t]*\|[ \t]*(?:sudo[ \t]+-S|(?:docker|podman|nerdctl|buildah|skopeo|oras)[ \t]+login|helm[ \t]+registry[ \t]+login|passwd[ \t]+--stdin|chpasswd|kinit|vault[ \t]+login|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t:]+)?(?:secrets?|user-secrets)(?:[ \t]+|:)(?:set|put|add|create|update|store)\b|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t]+)?store-secret\b|[a-z][\w.-]*[ \t][^\n|]{0,200}--password-stdin))|(\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(["'])([^"'\n]+)\6|(\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[=:][ \t]*["']?)([^\s:"']+:[^\s"']+)/g;
+const PIPED_SECRET = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?)(["']?)([^\s"'|]+)\2([ \t]*\|[ \t]*(?:sudo[ \t]+-S|(?:docker|podman|nerdctl|buildah|skopeo|oras)[ \t]+login|helm[ \t]+registry[ \t]+login|passwd[ \t]+--stdin|chpasswd|(?:sudo[ \t]+)?(?:smbpasswd|pdbedit|mosquitto_passwd)\b|kinit|vault[ \t]+login|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t:]+)?(?:secrets?|user-secrets)(?:[ \t]+|:)(?:set|put|add|create|update|store)\b|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t]+)?store-secret\b|[a-z][\w.-]*[ \t][^\n|]{0,200}--password-stdin))|(\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(["'])([^"'\n]+)\6|(\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[=:][ \t]*["']?)([^\s:"']+:[^\s"']+)/g;
+/** A password typed twice into a command that asks for it twice: `(echo 'pw'; echo 'pw') | sudo smbpasswd -s -a alice`. */
+const PIPED_TWICE = /\(([^()\n]{1,400})\)([ \t]*\|[ \t]*(?:sudo[ \t]+(?:-\S+[ \t]+)*)?[\w-]*passwd\b)/g;
+const ECHOED = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?)(["']?)([^\s"';|]+)\2/g;
 /** A user and a password as a call's two string arguments: `smtp.login("me", "…")`, `auth=("api", "…")`, `HTTPBasicAuth('u', '…')`. */
 const CREDENTIAL_PAIR = /((?:\.login|\bauth[ \t]*=[ \t]*|\bBasicAuth|\bHTTPBasicAuth|\bHTTPDigestAuth|\bbasic_auth|\.auth|\.setCredentials|\bPasswordAuthentication|\bNetworkCredential)[ \t]*\(?\(?[ \t]*(?:(["'])[^"'\n]*\2|([A-Za-z_][\w.]*))[ \t]*,[ \t]*)(["'])([^"'\n]+)\4/g;
 /** A password flag after a blank (`-p…`, `-u`, `--user`, `-a`, `-P`, `-w`, `-U`, `-k`, `-S`, `-b…`), `echo … |`, `ConvertTo-SecureString`, `BUNDLE_…`. */
-const COMMAND_TRIGGER = /-(?<=[ \t]-)(?:[pPauUwkbSN]|-(?:user|auth|password)\b)|-(?<=ConvertTo-)S|_(?<=BUNDLE_)|\|(?<=\b(?:echo|printf)[ \t][^\n|]{1,200}\|)|:(?<=\/[uU][sS][eE][rR]:)/;
+const COMMAND_TRIGGER = /-(?<=[ \t]-)(?:[pPauUwkbSN]|-(?:user(?:name)?|auth|basic-auth|cred(?:entials?|s)?|password)\b)|-(?<=ConvertTo-)S|_(?<=BUNDLE_)|\|(?<=\b(?:echo|printf)[ \t][^\n|]{1,200}\|)|:(?<=\/[uU][sS][eE][rR]:)/;
 
 /** A user and password piped into base64, a Basic credential being built: `printf ':<pat>' | base64`. */
 const PIPED_BASIC = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?(["'])[^"'\s:]{0,100}:)([^"'\s]+)(\2[ \t]*\|[ \t]*base64\b)/g;
@@ -1135,6 +1144,14 @@ function redactCommands(text: string, mark: Marker): string {
     if (s2 !== undefined) return `${e2}${q2}${mark('password', secret)}${q2}`;
     return `${e3}${mark('password', secret)}`;
   });
+  PIPED_TWICE.lastIndex = 0;
+  out = out.replace(PIPED_TWICE, (all, inner: string, tail: string) => {
+    ECHOED.lastIndex = 0;
+    const redacted = inner.replace(ECHOED, (e, head: string, q: string, secret: string) =>
+      secret.length < 3 || notALiteral(secret) || secret.includes(MARKER_PREFIX) ? e : `${head}${q}${mark('password', secret)}${q}`,
+    );
+    return redacted === inner ? all : `(${redacted})${tail}`;
+  });
   PIPED_BASIC.lastIndex = 0;
   out = out.replace(PIPED_BASIC, (all, head: string, _q: string, secret: string, tail: string) =>
     secret.length < 3 || notALiteral(secret) ? all : head + mark('password', secret) + tail,
@@ -1156,7 +1173,8 @@ function redactCommands(text: string, mark: Marker): string {
       });
     });
   }
-  return out;
+  // any command's `--user <user>:<password>`, `-u <user>,'<password>'` (rule set 7)
+  return redactUserPasswordArgs(out, mark);
 }
 
 /** `text` with each line where `head` matches rewritten by `edit` (given the line and the match), the others as they are. */
@@ -1527,12 +1545,19 @@ const SENTINEL_AUTH = /^([ \t]*sentinel[ \t]+auth-pass[ \t]+\S+[ \t]+)(\S+)/gm;
 const IPSEC_SECRET = /(: (?:PSK|XAUTH|EAP)[ \t]+")([^"\n]+)(")/g;
 
 /**
+ * What prints a file whose name says it holds a secret (rule set 7): `cat /etc/mongod/keyfile`, `sudo cat
+ * ~/.ansible/vault_pass.txt`, `type .\\token.txt`; not a public key, a certificate, `authorized_keys` or `/etc/passwd`.
+ */
+const SECRET_FILE_WORD = String.raw`(?:(?<![A-Za-z])(?:[Kk]ey(?:file|s)?|[Ss]ecrets?|[Pp]ass(?:word|wd|phrase)?s?|pwd|[Tt]okens?|[Cc]redentials?|creds)|(?<=[a-z])(?:Key|Secret|Token|Pass(?:word)?))(?![a-z])`;
+const PRINTS_SECRET_FILE = String.raw`(?:cat|head|tail|bat|type|Get-Content|gc)[ \t]+(?:-\S+[ \t]+(?:\d+[ \t]+)?)*(?:[^\s|;&'"]*[\/\\])?(?!passwd\b|authorized_keys\b)[\w.-]*?${SECRET_FILE_WORD}[\w.-]*(?<!\.(?:pub|crt|cer|csr|pem))(?=$|[\s|;&)'"])`;
+
+/**
  * Commands whose output is a credential: tokens printed by cloud CLIs, secret stores read, secrets decoded or freshly
  * generated (`aws ecr get-login-password`, `gh auth token`, `op read op://…`, `gcloud secrets versions access`,
  * `vault kv get -field=password`, `kubectl get secret … | base64 -d`, `openssl rand -base64 32`). A tool's output
  * after one of them is judged by this, not by its shape: see `credentialOutput`.
  */
-export const PRINTS_CREDENTIAL_COMMAND = new RegExp(String.raw`\b(?:${PRINTED_BY}|get-access-token|config:get|secrets?[ \t]+(?:versions[ \t]+)?(?:access|get|show|reveal)|get-secret-value|get-parameters?\b[^\n]{0,200}--with-decryption|keyvault[ \t]+secret[ \t]+show|kv[ \t]+get|read[ \t]+-field|find-(?:generic|internet)-password|secret-tool[ \t]+lookup|keyring[ \t]+get|(?:op|bw|gopass)[ \t]+(?:read|get|show)|pass[ \t]+show|sops[ \t]+(?:-d|--decrypt)|base64[ \t]+(?:-d|--decode)|openssl[ \t]+rand|token_(?:hex|urlsafe|bytes)|randomBytes|pwgen|\/dev\/urandom)\b`);
+export const PRINTS_CREDENTIAL_COMMAND = new RegExp(String.raw`\b(?:${PRINTED_BY}|${PRINTS_SECRET_FILE}|(?:reset|setup|generate)-passwords?|reset-credentials|get-access-token|config:get|secrets?[ \t]+(?:versions[ \t]+)?(?:access|get|show|reveal)|get-secret-value|get-parameters?\b[^\n]{0,200}--with-decryption|keyvault[ \t]+secret[ \t]+show|kv[ \t]+get|read[ \t]+-field|find-(?:generic|internet)-password|secret-tool[ \t]+lookup|keyring[ \t]+get|(?:op|bw|gopass)[ \t]+(?:read|get|show)|pass[ \t]+show|sops[ \t]+(?:-d|--decrypt)|base64[ \t]+(?:-d|--decode)|openssl[ \t]+rand|token_(?:hex|urlsafe|bytes)|randomBytes|pwgen|\/dev\/urandom)\b`);
 
 /** Where a tool's own output starts in a result: after Scroll's `--- stdout ---` or Codex's `Output:` line, else at once. */
 const OUTPUT_START = /(?:^|\n)(?:--- stdout ---|Output:)\r?\n/;
@@ -1545,7 +1570,8 @@ export function credentialOutput(output: string, mark: Marker): string {
   const m = OUTPUT_START.exec(output);
   const from = m ? m.index + m[0].length : 0;
   const end = output.indexOf('\n--- stderr ---', from);
-  const at = oneWordAt(output, from, end < 0 ? output.length : end);
+  const to = end < 0 ? output.length : end;
+  const at = oneWordAt(output, from, to) ?? labelledLastLine(output, from, to);
   return at === undefined ? output : output.slice(0, at[0]) + mark('secret', output.slice(at[0], at[1])) + output.slice(at[1]);
 }
 
@@ -1555,7 +1581,22 @@ function oneWordAt(text: string, from: number, end: number): [number, number] | 
   const word = body.trim();
   if (word.length < 8 || word.length > 4096 || /\s/.test(word) || notALiteral(word) || word.includes(MARKER_PREFIX)) return undefined;
   const at = from + body.indexOf(word);
-  return [at, at + word.length];
+  // `backup:<password>` (a secrets file's line): the user stays
+  const user = /^[A-Za-z_][\w.-]{0,31}:(?!\/\/)(?=[^:]{8,}$)/.exec(word);
+  return user ? [at + user[0].length, at + word.length] : [at, at + word.length];
+}
+
+/**
+ * The value of the last line from `from` to `end` when that line is a label and one word (`New value: <password>`,
+ * the last line of `elasticsearch-reset-password`), for the output of a command that prints a credential.
+ */
+function labelledLastLine(text: string, from: number, end: number): [number, number] | undefined {
+  const body = text.slice(from, end).replace(/\s+$/, '');
+  const lineStart = body.lastIndexOf('\n') + 1;
+  const m = /^[ \t]*[A-Za-z][\w-]*(?:[ \t][\w-]+){0,3}:[ \t]+(\S{8,4096})$/.exec(body.slice(lineStart));
+  if (m === null || !generatedValue(m[1]) || m[1].includes(MARKER_PREFIX)) return undefined;
+  const at = from + body.length - m[1].length;
+  return [at, at + m[1].length];
 }
 
 /**
@@ -1572,7 +1613,8 @@ function redactPastedSessions(text: string, mark: Marker): string {
     if (!PRINTS_CREDENTIAL_COMMAND.test(m[1])) continue;
     const from = m.index + m[0].length + 1;
     const next = text.indexOf('\n$ ', from - 1);
-    const at = oneWordAt(text, from, next < 0 ? text.length : next);
+    const to = next < 0 ? text.length : next;
+    const at = oneWordAt(text, from, to) ?? labelledLastLine(text, from, to);
     if (at !== undefined) spans.push(at);
   }
   return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
@@ -1580,6 +1622,113 @@ function redactPastedSessions(text: string, mark: Marker): string {
 
 /** A PKCS#12 or Java key store (a private key inside) as base64 in a setting: `CERT_P12_BASE64=MII…`. */
 const KEY_STORE_B64 = /((?:p12|pfx|pkcs12|keystore|jks)[\w.-]{0,60}["']?[ \t]*[:=][ \t]*["']?)(MII[A-Za-z0-9+/]{60,}={0,2})/gi;
+
+// ---------------------------------------------------------------------------------------------
+// Context rules of rule set 7 (set Q): generic secrets by the command, column or label they stand under
+
+/** A password a person would type: 6 characters or more, a letter and a digit or a symbol other than `-_.`. */
+function typedPassword(v: string): boolean {
+  return v.length >= 6 && !notALiteral(v) && !/^\$/.test(v) && /[A-Za-z]/.test(v) && /[0-9]|[^\w.\-]/.test(v) && !v.includes('://');
+}
+
+/**
+ * A user and a password as one argument of any command: `etcdctl --user root:<pw>`, `lftp -u deploy,'<pw>'`,
+ * ZooKeeper's `addauth digest admin:<pw>`. Not a user and a group (`-u 1000:1000`, `--user www-data:www-data`).
+ */
+const USER_PASSWORD_FLAG = /[ \t](?:--user|--username|--auth|--basic-auth|--credentials?|--creds|-u)(?:[ \t]+|=)/g;
+const ADDAUTH = /\baddauth[ \t]+digest[ \t]+/g;
+
+function redactUserPasswordArgs(text: string, mark: Marker, flag: RegExp = USER_PASSWORD_FLAG): string {
+  return editLines(text, flag, (line) => {
+    const spans: Array<[number, number]> = [];
+    flag.lastIndex = 0;
+    for (let m = flag.exec(line); m !== null; m = flag.exec(line)) {
+      const [first, second] = shellWords(line, m.index + m[0].length);
+      if (first === undefined || first.text.includes(MARKER_PREFIX)) continue;
+      const split = /^([A-Za-z_][\w.@-]{0,63})([:,])/.exec(first.text);
+      if (split === null) continue;
+      let span: [number, number];
+      if (split[0].length === first.text.length) {
+        // `deploy,'<pw>'`: the password is the quoted word right after
+        if (second === undefined || !second.quoted || second.start - 1 !== first.end) continue;
+        span = [second.start, second.end];
+      } else {
+        span = [first.start + split[0].length, first.end];
+      }
+      const pw = line.slice(span[0], span[1]);
+      if (pw === split[1] || pw.includes(':') || !typedPassword(pw)) continue;
+      spans.push(span);
+    }
+    return spans.length ? replaceAt(line, spans, 'password', mark) : line;
+  });
+}
+
+/** A subcommand that creates a user or sets a password, then the user and the password: `rabbitmqctl add_user deploy '<pw>'`. */
+const USER_SUBCOMMAND = /(?:^|[\s;&|(])[a-z][\w.-]{0,30}[ \t]+(?:add_user|change_password|set_password|add-user|change-password|set-password|create-user)(?=[ \t])/g;
+
+function redactUserSubcommands(text: string, mark: Marker): string {
+  const out = text.includes('addauth') ? redactUserPasswordArgs(text, mark, ADDAUTH) : text;
+  return editLines(out, USER_SUBCOMMAND, (line, head) => {
+    const positional = shellWords(line, head.index + head[0].length).filter((w) => w.quoted || !w.text.startsWith('-'));
+    if (positional.length < 2) return line;
+    const [user, pw] = positional;
+    if (pw.text === user.text || !(typedPassword(pw.text) || looksRandom(pw.text, 12))) return line;
+    return replaceAt(line, [[pw.start, pw.end]], 'password', mark);
+  });
+}
+
+/** A gossip or encryption key as base64 under `encrypt` (Consul's, Nomad's and Serf's `encrypt = "<key>"`, `-encrypt=<key>`). */
+const ENCRYPT_KEY = /(\bencrypt["']?[ \t]*(?:[:=][ \t]*|[ \t]+)["']?|(?<=[ \t])-encrypt[= ]["']?)([A-Za-z0-9+/]{20,86}={0,2})(?![A-Za-z0-9+/=])/g;
+
+/**
+ * A CLI's output line whose label names a secret but ends in a word the assignment scanner reads as a description:
+ * `Secret ID = <uuid>` (Consul's and Nomad's ACL tokens), `Unseal Key 1: <key>`, `Recovery Key 2: <key>` (Vault).
+ */
+const SECRET_LABEL = /^([ \t]*(?:Secret[ \t]+ID|(?:[A-Z][a-z]+[ \t]+)?Key[ \t]+\d{1,2})[ \t]*[:=][ \t]*)(\S{16,4096})[ \t]*$/gm;
+
+/** A SQL row's values under a secret's column: `INSERT INTO api_keys (user_id, token) VALUES (42, '<token>')`. */
+const SQL_INSERT = /\binsert[ \t]+(?:ignore[ \t]+)?into[ \t]+[\w."`[\]]{1,128}[ \t]*\(([^()]{1,2000})\)\s*values\s*/gi;
+
+function redactSqlRows(text: string, mark: Marker): string {
+  const spans: Array<[number, number]> = [];
+  SQL_INSERT.lastIndex = 0;
+  for (let m = SQL_INSERT.exec(text); m !== null; m = SQL_INSERT.exec(text)) {
+    const columns = m[1].split(',').map((c) => c.trim().replace(/^["`[]|["`\]]$/g, ''));
+    const strengths = columns.map((c) => nameStrength(c));
+    if (!strengths.some((x) => x !== 'none')) continue;
+    let p = m.index + m[0].length;
+    // rows: `(v, 'v', f(x)), (…)`; each value's place, quoted literals only
+    for (let row = 0; row < 1000 && text[p] === '('; row++) {
+      p++;
+      let col = 0;
+      let depth = 0;
+      while (p < text.length && depth >= 0) {
+        const c = text[p];
+        if (c === "'") {
+          let e = p + 1;
+          while (e < text.length && !(text[e] === "'" && text[e + 1] !== "'")) e += text[e] === "'" ? 2 : 1;
+          if (e >= text.length) return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
+          const v = text.slice(p + 1, e);
+          const strength = depth === 0 ? strengths[col] : 'none';
+          const secret =
+            strength === 'strong' ? v.length >= 3 && !notALiteral(v) && !/\s/.test(v) && !/^\d+$/.test(v) : strength === 'weak' && !notALiteral(v) && (looksRandom(v, 16) || UUID.test(v));
+          if (secret) spans.push([p + 1, e]);
+          p = e + 1;
+          continue;
+        }
+        if (c === '(') depth++;
+        else if (c === ')') depth--;
+        else if (c === ',' && depth === 0) col++;
+        p++;
+      }
+      while (p < text.length && /\s/.test(text[p])) p++;
+      if (text[p] !== ',') break;
+      p++;
+      while (p < text.length && /\s/.test(text[p])) p++;
+    }
+  }
+  return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The rule set
@@ -1680,6 +1829,11 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
     needs: ['alue'],
   },
   { type: 'password', pattern: SENTINEL_AUTH, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /sentinel[ \t]+auth-pass[ \t]/, needs: ['auth-pass'] },
+  // rule set 7 (set Q)
+  { type: 'password', apply: redactUserSubcommands, trigger: /(?:add_user|change_password|set_password|add-user|change-password|set-password|create-user)[ \t]|addauth[ \t]+digest[ \t]/, needs: ['_user', '_password', '-user', '-password', 'addauth'] },
+  { type: 'secret', pattern: ENCRYPT_KEY, secretGroup: 2, keep: (v) => !looksRandom(v.replace(/=+$/, ''), 16), trigger: /ncrypt["']?[ \t]*[:= ][ \t]*["']?[A-Za-z0-9+/]{20}/, needs: ['ncrypt'] },
+  { type: 'secret', pattern: SECRET_LABEL, secretGroup: 2, keep: (v) => notALiteral(v) || !(UUID.test(v) || looksRandom(v.replace(/=+$/, ''), 16)), trigger: /(?:Secret[ \t]+ID|Key[ \t]+\d{1,2})[ \t]*[:=]/, needs: ['Secret', 'Key'] },
+  { type: 'secret', apply: redactSqlRows, trigger: /(?:INSERT|[Ii]nsert)[ \t]+(?:(?:IGNORE|ignore)[ \t]+)?(?:INTO|into)[ \t]/, needs: ['INSERT', 'nsert'] },
   { type: 'password', apply: redactCredentialCalls, trigger: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/i, atWord: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/iy },
   { type: 'secret', apply: scanAssignments, trigger: NAME_WORD_TRIGGER, atWord: NAME_WORD_AT_WORD },
 ];

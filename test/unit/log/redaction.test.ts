@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
-import { BUILTIN_RULES, REDACTION_RULESET_VERSION, Redactor, applyRule } from '../../../src/core/log/redaction';
+import { BUILTIN_RULES, PRINTS_CREDENTIAL_COMMAND, REDACTION_RULESET_VERSION, Redactor, applyRule, credentialOutput } from '../../../src/core/log/redaction';
 
 /** Realistic-looking secrets (not real credentials) and the marker type each must become. */
 const SECRETS: Array<[string, string]> = [
@@ -130,6 +130,76 @@ test('secrets set through a CLI, handed to a client or a signer, in a webhook pa
     ['$ pass show servers/db\nXb7kq2LmP9vQ4tRz\n$ ls\nnode_modules', '$ pass show servers/db\n[REDACTED:secret]\n$ ls\nnode_modules'],
   ];
   for (const [text, want] of cases) assert.equal(r.redact(text), want, text);
+});
+
+// Rule set 7 (set Q): generic secrets by the command that prints or sets them, a SQL row's column, a labelled output line.
+test('rule set 7: secret files printed, users and passwords given to commands, SQL rows, labelled output and Rust constants are redacted', () => {
+  const r = new Redactor();
+  const cases: Array<[string, string]> = [
+    // a pasted session or a tool's output: a file whose name says it holds a secret, printed
+    ['$ sudo cat /etc/mongod/keyfile\ntxX6aakOGAOF7ONMVa8Ddu/2By2g9JBezQEZXxk0gCvG\n$ ls -l /etc/mongod/keyfile', '$ sudo cat /etc/mongod/keyfile\n[REDACTED:secret]\n$ ls -l /etc/mongod/keyfile'],
+    ['$ cat ~/.ansible/vault_pass.txt\nUhxmyQBnnMhFD9JwPQOV8AxL\n$ ansible-playbook site.yml', '$ cat ~/.ansible/vault_pass.txt\n[REDACTED:secret]\n$ ansible-playbook site.yml'],
+    ['$ sudo cat /etc/rsyncd.secrets\nbackup:uI8OOIR9v19w3YvM7ay6', '$ sudo cat /etc/rsyncd.secrets\nbackup:[REDACTED:secret]'],
+    // the last line of a password-resetting command's output, a label and one word
+    ['$ bin/elasticsearch-reset-password -u elastic\nPassword for the [elastic] user successfully reset.\nNew value: jP2loH*DhrpaDP7a_wVa', '$ bin/elasticsearch-reset-password -u elastic\nPassword for the [elastic] user successfully reset.\nNew value: [REDACTED:secret]'],
+    // a labelled line of a CLI's output whose label names a secret
+    ['Accessor ID  = 5b7fd453-d3f7-6814-81dc-fcfe6daedea5\nSecret ID    = 2e9a8b82-90d8-167a-d581-f180e533e8a1', 'Accessor ID  = 5b7fd453-d3f7-6814-81dc-fcfe6daedea5\nSecret ID    = [REDACTED:secret]'],
+    ['Unseal Key 1: l4gDMmDScxohSDe2zdoiPB27R2QY99SzOXYOe3M8Y6Q=', 'Unseal Key 1: [REDACTED:secret]'],
+    // a user and a password as one argument of any command
+    ['etcdctl --endpoints=https://127.0.0.1:2379 --user root:falcon-falcon-lantern-87 member list', 'etcdctl --endpoints=https://127.0.0.1:2379 --user root:[REDACTED:password] member list'],
+    ["lftp -u deploy,'Lantern4885#' -e \"mirror -R dist/ /public_html; quit\" ftp.acme.net", "lftp -u deploy,'[REDACTED:password]' -e \"mirror -R dist/ /public_html; quit\" ftp.acme.net"],
+    ['[zk: localhost:2181(CONNECTED) 0] addauth digest admin:summit.Meadow@cobalt', '[zk: localhost:2181(CONNECTED) 0] addauth digest admin:[REDACTED:password]'],
+    // a user-creating subcommand's password
+    ["rabbitmqctl add_user deploy 'Mapl3_Velvet@4577'", "rabbitmqctl add_user deploy '[REDACTED:password]'"],
+    ['rabbitmqctl change_password deploy Mapl3Velvet4577', 'rabbitmqctl change_password deploy [REDACTED:password]'],
+    // a password piped twice into a command that reads it twice
+    ["(echo 'velvet.Maple@falcon'; echo 'velvet.Maple@falcon') | sudo smbpasswd -s -a alice", "(echo '[REDACTED:password]'; echo '[REDACTED:password]') | sudo smbpasswd -s -a alice"],
+    ["echo 'Lantern4885#' | sudo smbpasswd -s -a alice", "echo '[REDACTED:password]' | sudo smbpasswd -s -a alice"],
+    // a gossip encryption key
+    ['encrypt = "l4gDMmDScxohSDe2zdoiPB27R2QY99SzOXYOe3M8Y6Q="', 'encrypt = "[REDACTED:secret]"'],
+    ['consul agent -encrypt=l4gDMmDScxohSDe2zdoiPB27R2QY99SzOXYOe3M8Y6Q= -data-dir /opt/consul', 'consul agent -encrypt=[REDACTED:secret] -data-dir /opt/consul'],
+    // a password of words, dots and symbols is no member access
+    ['terraform init -backend-config="password=meadow.Winter?maple"', 'terraform init -backend-config="password=[REDACTED:secret]"'],
+    ['DB_PASSWORD=velvet.Maple!falcon', 'DB_PASSWORD=[REDACTED:secret]'],
+    // a SQL row's value under a secret's column
+    ["INSERT INTO api_keys (user_id, label, token, created_at) VALUES (42, 'ci', 'd278511d8e60d01effb36e80801afd96e7f156ba', NOW());", "INSERT INTO api_keys (user_id, label, token, created_at) VALUES (42, 'ci', '[REDACTED:secret]', NOW());"],
+    ["insert into users (email, password) values ('a@b.io', 'hunter2abc'), ('c@d.io', 'Xb7kq2LmP9')", "insert into users (email, password) values ('a@b.io', '[REDACTED:secret]'), ('c@d.io', '[REDACTED:secret]')"],
+    // Rust constants and statics under a type annotation
+    ['const JWT_SECRET: &[u8] = b"XBuVIzdBTuuwfRkdJofqInDQkiGWPozm";', 'const JWT_SECRET: &[u8] = b"[REDACTED:secret]";'],
+    ['static API_TOKEN: &str = "Xb7kq2LmP9vQ4tRz8wN3";', 'static API_TOKEN: &str = "[REDACTED:secret]";'],
+    ["const SIGNING_KEY: &'static str = \"Xb7kq2LmP9vQ4tRz8wN3\";", "const SIGNING_KEY: &'static str = \"[REDACTED:secret]\";"],
+  ];
+  for (const [text, want] of cases) assert.equal(r.redact(text), want, text);
+  // and what only looks like them stays
+  const kept = [
+    '$ cat package.json\n{"name": "x"}',
+    '$ cat ~/.ssh/id_ed25519.pub\nssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGtvbW1hbmRz dev@box',
+    '$ cat /etc/hostname\nbuildbox-0123456789',
+    'docker run -u 1000:1000 --user www-data:www-data -it alpine',
+    'docker exec --user root:root web sh',
+    'Accessor ID  = 5b7fd453-d3f7-6814-81dc-fcfe6daedea5',
+    'Key Type: ed25519',
+    'rabbitmqctl add_user deploy',
+    'encrypt = true',
+    'INSERT INTO tokens (id, kind) VALUES (1, \'refresh\');',
+    'INSERT INTO users (email, password_hash) VALUES (\'a@b.io\', crypt(\'x\', gen_salt(\'bf\')));',
+    'const x = config.db.password;',
+    'const MAX_TOKENS: usize = 4096;',
+    'let name: &str = "Xb7kq2LmP9vQ4tRz8wN3";',
+    '<machineKey validationKey="AutoGenerate,IsolateApps" decryptionKey="AutoGenerate,IsolateApps" validation="SHA1" />',
+  ];
+  for (const text of kept) assert.equal(r.redact(text), text, text);
+  // A tool call that prints a secret file marks its result as a credential's (EventPreparer), as `op read` does.
+  for (const call of ['{"command":"cat /etc/mongod/keyfile"}', 'sudo cat ~/.ansible/vault_pass.txt', 'Get-Content .\\token.txt', 'head -c 64 /etc/rsyncd.secrets', 'bin/elasticsearch-reset-password -u elastic']) {
+    assert.ok(PRINTS_CREDENTIAL_COMMAND.test(call), call);
+  }
+  const mark = (type: string) => `[REDACTED:${type}]`;
+  assert.equal(credentialOutput('Password for the [elastic] user successfully reset.\nNew value: jP2loH*DhrpaDP7a_wVa\n', mark), 'Password for the [elastic] user successfully reset.\nNew value: [REDACTED:secret]\n');
+  assert.equal(credentialOutput('--- stdout ---\nbackup:uI8OOIR9v19w3YvM7ay6\n', mark), '--- stdout ---\nbackup:[REDACTED:secret]\n');
+  for (const output of ['Reset done.\nStatus: complete', 'Copied 3 files\nElapsed: 12.5s', 'https://vault.acme.io/ui/x']) assert.equal(credentialOutput(output, mark), output.startsWith('https') ? '[REDACTED:secret]' : output, output);
+  for (const call of ['cat ~/.ssh/id_ed25519.pub', 'cat /etc/passwd', 'cat ~/.ssh/authorized_keys', 'cat src/tokenizer.ts', 'cat certs/server-key.crt', 'cat README.md']) {
+    assert.ok(!PRINTS_CREDENTIAL_COMMAND.test(call), call);
+  }
 });
 
 test('ordinary text and code that only looks similar is kept', () => {

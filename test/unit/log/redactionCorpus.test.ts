@@ -49,6 +49,8 @@ const KNOWN_MISSES = new Set([
   // set O (rule set 6's fifth round)
   'alchemy api key url', // `/v2/<key>` in a URL's path: ids look the same there
   'optimizely sdk key in url', 'segment write key js', // keys a browser is given (`datafiles/<key>.json`, `analytics.load("<key>")`)
+  // set Q (rule set 7)
+  'activemq jetty-realm.properties', // `admin: <password>, admin`: a user's line, as a YAML key and a list are elsewhere
 ]);
 
 test('the credential corpus holds at least 100 formats, each secret once in its text', () => {

@@ -383,7 +383,8 @@ function startsLine(text: string, s: number): boolean {
   return /^[ \t]*(?:(?:export|set|setx|setenv|ENV|ARG|declare\s+-x|local|readonly|-|\*|>)[ \t]+)?(?:\$env:)?["']?$/.test(prefix);
 }
 
-const VALUE_END = /[\s"'`,;&)\]}<>|\\]/;
+// eslint-disable-next-line no-control-regex -- a NUL ends a value (`/proc/<pid>/environ`)
+const VALUE_END = /[\s"'`,;&)\]}<>|\\\u0000]/;
 
 /**
  * Reads the value after a separator at `p`: quoted (`"…"`, `'…'`, `` `…` ``, `\"…\"`), or bare up
@@ -421,7 +422,8 @@ function readValue(text: string, p: number, lineMode: boolean, sep: string): { s
   }
   if (lineMode) {
     let e = q;
-    while (e < n && text[e] !== '\n' && text[e] !== '\r' && !(text[e] === '\\' && (text[e + 1] === 'n' || text[e + 1] === 'r'))) e++;
+    // (a NUL ends a value too: `/proc/<pid>/environ`, `env -0`, `find -print0`)
+    while (e < n && text[e] !== '\n' && text[e] !== '\r' && text[e] !== '\u0000' && !(text[e] === '\\' && (text[e + 1] === 'n' || text[e + 1] === 'r'))) e++;
     let value = text.slice(q, e);
     // a trailing comment, then trailing punctuation and blanks
     const comment = /(?:^|[ \t])(?:#|\/\/).*$/.exec(value);
@@ -439,7 +441,8 @@ function readValue(text: string, p: number, lineMode: boolean, sep: string): { s
   }
   let e = q;
   // after blanks (`requirepass p&ss`, `--password pa;ss`) a value ends at a blank or a quote
-  const end = sep === ' ' ? /[\s"'`\\]/ : VALUE_END;
+  // eslint-disable-next-line no-control-regex -- a NUL ends a value
+  const end = sep === ' ' ? /[\s"'`\\\u0000]/ : VALUE_END;
   while (e < n && !end.test(text[e])) {
     // a call's arguments belong to the value: `getpass()`, `env("TOKEN", default=None)`
     if (text[e] === '(' || text[e] === '[') {
@@ -1110,7 +1113,8 @@ const COMMANDS: Array<{ command: RegExp; flag: RegExp; keep?: (value: string) =>
   { command: /\bhtpasswd\b/, flag: /(?<=[ \t])-[a-zA-Z]*b[a-zA-Z]*[ \t]+(?:-\S+[ \t]+)*\S+[ \t]+\S+[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
 ];
 /** Secrets handed to a command on its standard input or as a plain argument. */
-const PIPED_SECRET = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?)(["']?)([^\s"'|]+)\2([ \t]*\|[ \t]*(?:sudo[ \t]+-S|(?:docker|podman|nerdctl|buildah|skopeo|oras)[ \t]+login|helm[ \t]+registry[ \t]+login|passwd[ \t]+--stdin|chpasswd|(?:sudo[ \t]+)?(?:smbpasswd|pdbedit|mosquitto_passwd)\b|kinit|vault[ \t]+login|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t:]+)?(?:secrets?|user-secrets)(?:[ \t]+|:)(?:set|put|add|create|update|store)\b|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t]+)?store-secret\b|[a-z][\w.-]*[ \t][^\n|]{0,200}--password-stdin))|(\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(["'])([^"'\n]+)\6|(\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[=:][ \t]*["']?)([^\s:"']+:[^\s"']+)/g;
+// (an unquoted word ends at `)`, as the shell ends it: `(echo pw) | …`)
+const PIPED_SECRET = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?)(["']?)((?:(?<=["'])[^\s"'|]+|[^\s"'|)]+))\2([ \t]*\|[ \t]*(?:sudo[ \t]+-S|(?:docker|podman|nerdctl|buildah|skopeo|oras)[ \t]+login|helm[ \t]+registry[ \t]+login|passwd[ \t]+--stdin|chpasswd|(?:sudo[ \t]+)?(?:smbpasswd|pdbedit|mosquitto_passwd)\b|kinit|vault[ \t]+login|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t:]+)?(?:secrets?|user-secrets)(?:[ \t]+|:)(?:set|put|add|create|update|store)\b|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t]+)?store-secret\b|[a-z][\w.-]*[ \t][^\n|]{0,200}--password-stdin))|(\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(["'])([^"'\n]+)\6|(\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[=:][ \t]*["']?)([^\s:"']+:[^\s"']+)/g;
 /** A password typed twice into a command that asks for it twice: `(echo 'pw'; echo 'pw') | sudo smbpasswd -s -a alice`. */
 const PIPED_TWICE = /\(([^()\n]{1,400})\)([ \t]*\|[ \t]*(?:sudo[ \t]+(?:-\S+[ \t]+)*)?[\w-]*passwd\b)/g;
 const ECHOED = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?)(["']?)([^\s"';|]+)\2/g;

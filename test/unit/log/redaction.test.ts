@@ -155,6 +155,8 @@ test('rule set 7: secret files printed, users and passwords given to commands, S
     // a password piped twice into a command that reads it twice
     ["(echo 'velvet.Maple@falcon'; echo 'velvet.Maple@falcon') | sudo smbpasswd -s -a alice", "(echo '[REDACTED:password]'; echo '[REDACTED:password]') | sudo smbpasswd -s -a alice"],
     ["echo 'Lantern4885#' | sudo smbpasswd -s -a alice", "echo '[REDACTED:password]' | sudo smbpasswd -s -a alice"],
+    // an unquoted word ends at `)` as the shell ends it
+    ['(cd /srv && echo Lantern4885x) | sudo smbpasswd -s -a alice', '(cd /srv && echo [REDACTED:password]) | sudo smbpasswd -s -a alice'],
     // a gossip encryption key
     ['encrypt = "l4gDMmDScxohSDe2zdoiPB27R2QY99SzOXYOe3M8Y6Q="', 'encrypt = "[REDACTED:secret]"'],
     ['consul agent -encrypt=l4gDMmDScxohSDe2zdoiPB27R2QY99SzOXYOe3M8Y6Q= -data-dir /opt/consul', 'consul agent -encrypt=[REDACTED:secret] -data-dir /opt/consul'],
@@ -189,6 +191,11 @@ test('rule set 7: secret files printed, users and passwords given to commands, S
     '<machineKey validationKey="AutoGenerate,IsolateApps" decryptionKey="AutoGenerate,IsolateApps" validation="SHA1" />',
   ];
   for (const text of kept) assert.equal(r.redact(text), text, text);
+  // A NUL ends a value as a line's end does (`/proc/<pid>/environ`): what follows it stays.
+  assert.equal(
+    r.redact('USER=deploy\u0000HONEYCOMB_API_KEY=97uOabqKyzUjfDlfR8Pjuh\u0000PWD=/srv/app\u0000'),
+    'USER=deploy\u0000HONEYCOMB_API_KEY=[REDACTED:secret]\u0000PWD=/srv/app\u0000',
+  );
   // A tool call that prints a secret file marks its result as a credential's (EventPreparer), as `op read` does.
   for (const call of ['{"command":"cat /etc/mongod/keyfile"}', 'sudo cat ~/.ansible/vault_pass.txt', 'Get-Content .\\token.txt', 'head -c 64 /etc/rsyncd.secrets', 'bin/elasticsearch-reset-password -u elastic']) {
     assert.ok(PRINTS_CREDENTIAL_COMMAND.test(call), call);

@@ -239,6 +239,8 @@ class Workbench {
     // File search runs on the server (ripgrep); the first one after start-up can take a while.
     await this.pickQuickItem(path.basename(relativePath), { timeoutMs: 60000 });
     await this.waitForTab(path.basename(relativePath));
+    // The tab shows before Monaco renders the file's lines: a read right after it can find no line yet.
+    await this.page.locator('.editor-group-container.active .monaco-editor .view-lines .view-line').first().waitFor({ state: 'attached', timeout: 30000 });
   }
 
   /** Titles of the open editor tabs, left to right. */

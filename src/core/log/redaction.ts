@@ -1112,21 +1112,23 @@ const COMMANDS: Array<{ command: RegExp; flag: RegExp; keep?: (value: string) =>
   { command: /\bsecurity[ \t]+add-(?:generic|internet)-password\b/, flag: /(?<=[ \t])-w[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g },
   { command: /\bhtpasswd\b/, flag: /(?<=[ \t])-[a-zA-Z]*b[a-zA-Z]*[ \t]+(?:-\S+[ \t]+)*\S+[ \t]+\S+[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
 ];
+/** `echo` or `printf` and their flags, before what they print into a pipe. */
+const ECHO = String.raw`\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?`;
 /** Secrets handed to a command on its standard input or as a plain argument. */
 // (an unquoted word ends at `)`, as the shell ends it: `(echo pw) | …`)
-const PIPED_SECRET = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?)(["']?)((?:(?<=["'])[^\s"'|]+|[^\s"'|)]+))\2([ \t]*\|[ \t]*(?:sudo[ \t]+-S|(?:docker|podman|nerdctl|buildah|skopeo|oras)[ \t]+login|helm[ \t]+registry[ \t]+login|passwd[ \t]+--stdin|chpasswd|(?:sudo[ \t]+)?(?:smbpasswd|pdbedit|mosquitto_passwd)\b|kinit|vault[ \t]+login|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t:]+)?(?:secrets?|user-secrets)(?:[ \t]+|:)(?:set|put|add|create|update|store)\b|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t]+)?store-secret\b|[a-z][\w.-]*[ \t][^\n|]{0,200}--password-stdin))|(\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(["'])([^"'\n]+)\6|(\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[=:][ \t]*["']?)([^\s:"']+:[^\s"']+)/g;
+const PIPED_SECRET = new RegExp(String.raw`(${ECHO})(["']?)((?:(?<=["'])[^\s"'|]+|[^\s"'|)]+))\2([ \t]*\|[ \t]*(?:sudo[ \t]+-S|(?:docker|podman|nerdctl|buildah|skopeo|oras)[ \t]+login|helm[ \t]+registry[ \t]+login|passwd[ \t]+--stdin|chpasswd|(?:sudo[ \t]+)?(?:smbpasswd|pdbedit|mosquitto_passwd)\b|kinit|vault[ \t]+login|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t:]+)?(?:secrets?|user-secrets)(?:[ \t]+|:)(?:set|put|add|create|update|store)\b|[a-z][\w.-]*[ \t]+(?:[\w-]+[ \t]+)?store-secret\b|[a-z][\w.-]*[ \t][^\n|]{0,200}--password-stdin))|(\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)(["'])([^"'\n]+)\6|(\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[=:][ \t]*["']?)([^\s:"']+:[^\s"']+)`, 'g');
 /** A password typed twice into a command that asks for it twice: `(echo 'pw'; echo 'pw') | sudo smbpasswd -s -a alice`. */
 const PIPED_TWICE = /\(([^()\n]{1,400})\)([ \t]*\|[ \t]*(?:sudo[ \t]+(?:-\S+[ \t]+)*)?[\w-]*passwd\b)/g;
-const ECHOED = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?)(["']?)([^\s"';|]+)\2/g;
+const ECHOED = new RegExp(String.raw`(${ECHO})(["']?)([^\s"';|]+)\2`, 'g');
 /** A user and a password as a call's two string arguments: `smtp.login("me", "…")`, `auth=("api", "…")`, `HTTPBasicAuth('u', '…')`. */
 const CREDENTIAL_PAIR = /((?:\.login|\bauth[ \t]*=[ \t]*|\bBasicAuth|\bHTTPBasicAuth|\bHTTPDigestAuth|\bbasic_auth|\.auth|\.setCredentials|\bPasswordAuthentication|\bNetworkCredential)[ \t]*\(?\(?[ \t]*(?:(["'])[^"'\n]*\2|([A-Za-z_][\w.]*))[ \t]*,[ \t]*)(["'])([^"'\n]+)\4/g;
 /** A password flag after a blank (`-p…`, `-u`, `--user`, `-a`, `-P`, `-w`, `-U`, `-k`, `-S`, `-b…`), `echo … |`, `ConvertTo-SecureString`, `BUNDLE_…`. */
 const COMMAND_TRIGGER = /-(?<=[ \t]-)(?:[pPauUwkbSN]|-(?:user(?:name)?|auth|basic-auth|cred(?:entials?|s)?|password)\b)|-(?<=ConvertTo-)S|_(?<=BUNDLE_)|\|(?<=\b(?:echo|printf)[ \t][^\n|]{1,200}\|)|:(?<=\/[uU][sS][eE][rR]:)/;
 
 /** A user and password piped into base64, a Basic credential being built: `printf ':<pat>' | base64`. */
-const PIPED_BASIC = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?(["'])[^"'\s:]{0,100}:)([^"'\s]+)(\2[ \t]*\|[ \t]*base64\b)/g;
+const PIPED_BASIC = new RegExp(String.raw`(${ECHO}(["'])[^"'\s:]{0,100}:)([^"'\s]+)(\2[ \t]*\|[ \t]*base64\b)`, 'g');
 /** A key as the user and no password, piped into base64 (`echo -n <key>: | base64`, Unity's and Stripe's Basic form). */
-const PIPED_BASIC_KEY = /(\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?(["']?))([A-Za-z0-9_-]{16,}):(\2[ \t]*\|[ \t]*base64\b)/g;
+const PIPED_BASIC_KEY = new RegExp(String.raw`(${ECHO}(["']?))([A-Za-z0-9_-]{16,}):(\2[ \t]*\|[ \t]*base64\b)`, 'g');
 
 function redactCredentialCalls(text: string, mark: Marker): string {
   CREDENTIAL_PAIR.lastIndex = 0;
@@ -1152,7 +1154,7 @@ function redactCommands(text: string, mark: Marker): string {
   out = out.replace(PIPED_TWICE, (all, inner: string, tail: string) => {
     ECHOED.lastIndex = 0;
     const redacted = inner.replace(ECHOED, (e, head: string, q: string, secret: string) =>
-      secret.length < 3 || notALiteral(secret) || secret.includes(MARKER_PREFIX) ? e : `${head}${q}${mark('password', secret)}${q}`,
+      secret.length < 3 || notALiteral(secret) ? e : `${head}${q}${mark('password', secret)}${q}`,
     );
     return redacted === inner ? all : `(${redacted})${tail}`;
   });
@@ -1598,7 +1600,7 @@ function labelledLastLine(text: string, from: number, end: number): [number, num
   const body = text.slice(from, end).replace(/\s+$/, '');
   const lineStart = body.lastIndexOf('\n') + 1;
   const m = /^[ \t]*[A-Za-z][\w-]*(?:[ \t][\w-]+){0,3}:[ \t]+(\S{8,4096})$/.exec(body.slice(lineStart));
-  if (m === null || !generatedValue(m[1]) || m[1].includes(MARKER_PREFIX)) return undefined;
+  if (m === null || !generatedValue(m[1])) return undefined;
   const at = from + body.length - m[1].length;
   return [at, at + m[1].length];
 }
@@ -1630,7 +1632,10 @@ const KEY_STORE_B64 = /((?:p12|pfx|pkcs12|keystore|jks)[\w.-]{0,60}["']?[ \t]*[:
 // ---------------------------------------------------------------------------------------------
 // Context rules of rule set 7 (set Q): generic secrets by the command, column or label they stand under
 
-/** A password a person would type: 6 characters or more, a letter and a digit or a symbol other than `-_.`. */
+/**
+ * A password a person would type: 6 characters or more, a letter and a digit or a symbol other than `-_.`. Stricter than
+ * `secretLike`, for which a `-` is enough: after `--user <user>:` a group (`www-data`) must stay.
+ */
 function typedPassword(v: string): boolean {
   return v.length >= 6 && !notALiteral(v) && !/^\$/.test(v) && /[A-Za-z]/.test(v) && /[0-9]|[^\w.\-]/.test(v) && !v.includes('://');
 }
@@ -1671,6 +1676,8 @@ function redactUserPasswordArgs(text: string, mark: Marker, flag: RegExp = USER_
 const USER_SUBCOMMAND = /(?:^|[\s;&|(])[a-z][\w.-]{0,30}[ \t]+(?:add_user|change_password|set_password|add-user|change-password|set-password|create-user)(?=[ \t])/g;
 
 function redactUserSubcommands(text: string, mark: Marker): string {
+  // ZooKeeper's `addauth digest <user>:<pw>` is read as the flags are, but here, behind this rule's literals: the command
+  // rule's trigger is in the one scan, where a trigger starting with a letter would stop it at every `a`.
   const out = text.includes('addauth') ? redactUserPasswordArgs(text, mark, ADDAUTH) : text;
   return editLines(out, USER_SUBCOMMAND, (line, head) => {
     const positional = shellWords(line, head.index + head[0].length).filter((w) => w.quoted || !w.text.startsWith('-'));

@@ -169,7 +169,7 @@ function mapBlock(b: unknown, role: string, recordId: string, ts: string, meta: 
       if (!bin) break;
       return [{
         kind: 'note', role, name: 'image', content: '', session, ts, recordId,
-        meta: blockMeta({ binaries: 1 }), binaries: [bin],
+        meta: blockMeta({ binaries: 1, blockExtra: omit(b, ['type', 'source']) }), binaries: [bin],
       }];
     }
     case 'tool_use':
@@ -198,13 +198,13 @@ function mapBlock(b: unknown, role: string, recordId: string, ts: string, meta: 
         kind: 'tool_result', role: 'tool', name, toolCallId: id ?? null, content, session, ts, recordId,
         meta: blockMeta({
           isError: b.is_error === true, images: binaries.length || undefined, otherContent: extra.length ? extra : undefined,
-          parts: Array.isArray(b.content) ? b.content.length : undefined,
+          parts: Array.isArray(b.content) ? b.content.length : undefined, blockExtra: omit(b, ['type', 'tool_use_id', 'content', 'is_error']),
         }),
       }, ...imageNotes({ session, ts, role: 'tool', toolCallId: id ?? null, name }, recordId, binaries, meta)];
     }
     case 'thinking':
       if (typeof b.thinking !== 'string') break;
-      return [thinkingEvent(ctx.source, session, ts, recordId, b.thinking, blockMeta({ signature: b.signature }))];
+      return [thinkingEvent(ctx.source, session, ts, recordId, b.thinking, blockMeta({ signature: b.signature, blockExtra: omit(b, ['type', 'thinking', 'signature']) }))];
     case 'reasoning': {
       // Roo/Kilo keep some providers' reasoning as its own block (text, or a summary list).
       const text = str(b.text) ?? (Array.isArray(b.summary) ? b.summary.map((x) => (isObject(x) ? str(x.text) ?? '' : String(x))).join('\n') : undefined);
@@ -212,7 +212,7 @@ function mapBlock(b: unknown, role: string, recordId: string, ts: string, meta: 
       return [thinkingEvent(ctx.source, session, ts, recordId, text, blockMeta({ blockExtra: omit(b, ['type', 'text', 'summary']) }))];
     }
     case 'redacted_thinking':
-      return [thinkingEvent(ctx.source, session, ts, recordId, '', blockMeta({ redacted: true, data: b.data }))];
+      return [thinkingEvent(ctx.source, session, ts, recordId, '', blockMeta({ redacted: true, data: b.data, blockExtra: omit(b, ['type', 'data']) }))];
   }
   return [rawNote(ctx.source, session, ts, recordId, `api.${str(b.type) ?? 'block'}`, b, meta)];
 }

@@ -208,3 +208,28 @@ test('cline family: a last UI message still streaming when its file stopped chan
   const same = readClineTaskFile([...ui.slice(0, -1), { ...ui[ui.length - 1], partial: false }], { path, settled: true });
   assert.equal(same.events[same.events.length - 1].recordId, kept.recordId, 'the same text ended: the same record, not a second copy');
 });
+
+test('cline family: fields a block carries beyond those mapped are kept in its event (thinking, redacted thinking, tool results, images)', () => {
+  // Cline 3.51 writes `summary` on thinking blocks; any other field a newer version adds must not vanish.
+  const history = [
+    { role: 'user', content: [{ type: 'text', text: 'check the build' }] },
+    {
+      role: 'assistant', content: [
+        { type: 'thinking', thinking: 'The build log first.', signature: 'sig-1', summary: [{ type: 'summary_text', text: 'Reads the log' }] },
+        { type: 'redacted_thinking', data: 'opaque-2', provider: 'vendor-x' },
+        { type: 'tool_use', id: 'toolu_9', name: 'read_file', input: { path: 'build.log' } },
+      ],
+    },
+    {
+      role: 'user', content: [
+        { type: 'tool_result', tool_use_id: 'toolu_9', content: 'ok', is_error: false, cache_control: { type: 'ephemeral' } },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' }, caption: 'build badge' },
+      ],
+    },
+  ];
+  const out = readClineTaskFile(history, { path: '/home/dev/.vscode-server/data/User/globalStorage/saoudrizwan.claude-dev/tasks/1769053680585/api_conversation_history.json' });
+  const hay = out.events.map((e) => [e.content, e.name, e.toolCallId, JSON.stringify(e.meta)].join('\u0000')).join('\u0001');
+  for (const v of ['Reads the log', 'summary_text', 'vendor-x', 'ephemeral', 'build badge', 'sig-1', 'opaque-2']) {
+    assert.ok(hay.includes(v), `${v} is not in any event`);
+  }
+});

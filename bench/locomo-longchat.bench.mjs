@@ -3,8 +3,11 @@
 // as `user_message`, the second's as long `model_turn` replies (the turn placed among PAD turns of
 // another conversation, as a verbose reply buries the answer) — searched with the conversation as
 // the session filter and k 20, next to plain BM25 over the same events in the same run.
-// Usage: node bench/locomo-longchat.bench.mjs [PATH] [--pad N] [--one-ts]
+// Usage: node bench/locomo-longchat.bench.mjs [PATH] [--pad N] [--one-ts] [--persons]
 //   --one-ts: every event carries the same ts (a history ingested without its own dates).
+//   --persons: each question asked as the hidden benchmark asks, by the user of an assistant: the
+//     first speaker (whose turns are the user_messages) named as I / my, the second (the padded
+//     model_turns) as you / your.
 // Smoke size (SCROLL_BENCH_SMOKE=1): the first conversation, or the built-in tiny one.
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +24,8 @@ const args = process.argv.slice(2);
 const padAt = args.indexOf('--pad');
 const PAD = padAt >= 0 ? Number(args[padAt + 1]) : 6;
 const oneTs = args.includes('--one-ts');
-const dataPath = resolve(root, positionals(args, ['--one-ts'])[0] ?? '../shared/data/locomo/locomo10.json');
+const persons = args.includes('--persons');
+const dataPath = resolve(root, positionals(args, ['--one-ts', '--persons'])[0] ?? '../shared/data/locomo/locomo10.json');
 const haveData = existsSync(dataPath);
 if (!haveData && !SMOKE) {
   console.error(`locomo-longchat: dataset not found at ${dataPath} (pass its path as the first argument)`);
@@ -37,6 +41,16 @@ let data = haveData ? JSON.parse(readFileSync(dataPath, 'utf8')) : smokeSample()
 if (SMOKE) data = data.slice(0, 1);
 const { conversations, questions } = loadLocomo(data);
 check(questions.length > 0, 'no question with evidence was loaded');
+if (persons) {
+  // "What did Caroline research?" → "What did I research?"; "Melanie's kids" → "your kids".
+  const speakers = new Map(conversations.map((c) => [c.id, [...new Set(c.turns.map((t) => t.speaker))]]));
+  const name = (n) => new RegExp(`\\b${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b('s)?`, 'g');
+  for (const q of questions) {
+    const [first, second] = speakers.get(q.conv) ?? [];
+    if (first) q.question = q.question.replace(name(first), (_, s) => (s ? 'my' : 'I'));
+    if (second) q.question = q.question.replace(name(second), (_, s) => (s ? 'your' : 'you'));
+  }
+}
 
 // Deterministic filler: the same proxy every run.
 let seed = 7;
@@ -87,7 +101,7 @@ db.close();
 const replies = events.filter((e) => e.kind === 'model_turn');
 console.log(`long-chat proxy (sanity check only; nothing is tuned on it): ${events.length} events, ${replies.length} long replies ` +
   `(mean ${Math.round(replies.reduce((n, e) => n + e.content.length, 0) / Math.max(1, replies.length))} characters; pad ${PAD}), ` +
-  `${oneTs ? 'one ts for every event' : 'session dates as ts'}, session filter, k 20`);
+  `${oneTs ? 'one ts for every event' : 'session dates as ts'}${persons ? ', questions in the first and second person' : ''}, session filter, k 20`);
 const header = ['R@5', 'R@10', 'R@20', 'hit@1', 'hit@5', 'MRR'];
 console.log(`${''.padEnd(34)}${header.map((h) => h.padStart(8)).join('')}`);
 for (const half of ['development', 'held-out']) {

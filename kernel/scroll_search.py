@@ -56,6 +56,10 @@ CJK_PHRASE_MAX = _C["CJK_PHRASE_MAX"]
 ANSWER_TYPE_SHARE = _C["ANSWER_TYPE_SHARE"]  # answerType.ts
 ANSWER_QUESTIONS = tuple(_C["ANSWER_QUESTIONS"])
 ANSWER_CUES = _C["ANSWER_CUES"]
+FIRST_PERSON = frozenset(_C["FIRST_PERSON"])  # selfReference.ts
+SECOND_PERSON = frozenset(_C["SECOND_PERSON"])
+REQUEST_WORDS = frozenset(_C["REQUEST_WORDS"])
+SELF_SHARE = _C["SELF_SHARE"]
 INDEX_VERSION = _C["INDEX_VERSION"]  # of the index text TypeScript writes; scroll_meta 'index_version'
 
 del _C
@@ -487,6 +491,25 @@ def holds_answer_type(text, kinds):
     return any(p.search(text) for kind in kinds for p in _cue_patterns(kind))
 
 
+# --- selfReference.ts ----------------------------------------------------------------------------
+# A query in the first person singular and not in the second (a request's "can you" aside) asks
+# about what the user said: the user's own messages among the ranked events are lifted.
+_NOT_WORD = re.compile(r"[^a-z']+")
+
+
+def asks_about_user(query):
+    """True when `query` speaks of the asker as I / me / my and not of the one it asks as you (selfReference.ts asksAboutUser)."""
+    words = _NOT_WORD.split(query.lower().replace("\u2019", "'"))
+    first = False
+    for i, raw in enumerate(words):
+        w = raw.strip("'")
+        if w in FIRST_PERSON:
+            first = True
+        elif w in SECOND_PERSON and not (w == "you" and i > 0 and words[i - 1].strip("'") in REQUEST_WORDS):
+            return False
+    return first
+
+
 def parse_query(text):
     """User text -> {terms, stopped, message}; see query.ts for the rules."""
     if text is None:
@@ -547,6 +570,8 @@ def parse_query(text):
     answer = answer_type_of(text)
     if answer is not None:
         out["answer"] = answer
+    if asks_about_user(text):
+        out["about_user"] = True
     return out
 
 
@@ -918,8 +943,18 @@ def _events_holding(conn, seqs, kinds):
     return out
 
 
-def _with_context(conn, matched, plan, window, answer=None):
-    """Context, sitting (same session and day, within SITTING_WINDOW seqs), date-window and answer-type re-ranking (search.ts withContext)."""
+def _events_of_kind(conn, seqs, kind):
+    """Of `seqs`, the events of kind `kind` (search.ts eventsOfKind)."""
+    out = set()
+    for i in range(0, len(seqs), 500):
+        chunk = seqs[i:i + 500]
+        for row in conn.execute("SELECT seq FROM events WHERE seq IN (%s) AND kind = ?" % ", ".join("?" * len(chunk)), list(chunk) + [kind]):
+            out.add(int(row[0]))
+    return out
+
+
+def _with_context(conn, matched, plan, window, answer=None, about_user=False):
+    """Context, sitting (same session and day, within SITTING_WINDOW seqs), date-window, answer-type and user-message re-ranking (search.ts withContext)."""
     if not matched:
         return []
     best = sorted(matched.items(), key=lambda e: (0 if e[1][1] else 1, -e[1][0], -e[0]))[:CONTEXT_OF]
@@ -988,6 +1023,9 @@ def _with_context(conn, matched, plan, window, answer=None):
     if answer is not None and ANSWER_TYPE_SHARE > 0:
         typed = _events_holding(conn, [r[0] for r in out], answer)
         out = [(seq, score * (1 + ANSWER_TYPE_SHARE) if seq in typed else score, m) for seq, score, m in out]
+    if about_user and SELF_SHARE > 0:
+        own = _events_of_kind(conn, [r[0] for r in out], "user_message")
+        out = [(seq, score * (1 + SELF_SHARE) if seq in own else score, m) for seq, score, m in out]
     out.sort(key=_by_score)
     return out
 
@@ -1016,7 +1054,7 @@ def nothing_to_search(query):
     return "nothing to search: the query is empty"
 
 
-def _rank_page(conn, terms, plan, k, offset, window=None, answer=None):
+def _rank_page(conn, terms, plan, k, offset, window=None, answer=None, about_user=False):
     """One page of the fixed ranked list and how many events the first candidate queries matched
     (search.ts rankPage). Entries are (seq, score, match)."""
     and_query = " AND ".join(t["fts"] for t in terms)
@@ -1038,7 +1076,7 @@ def _rank_page(conn, terms, plan, k, offset, window=None, answer=None):
         for seq, r in or_first:
             if int(seq) not in matched:
                 matched[int(seq)] = (-r, False)
-    head = _with_context(conn, matched, plan, window, answer)
+    head = _with_context(conn, matched, plan, window, answer, about_user)
     # One fixed list by score, whatever the page (see search.ts).
     pool = {h[0]: h for h in head}
     for seq, (score, precise) in matched.items():
@@ -1103,13 +1141,13 @@ def search(conn, query, k=10, kind=None, role=None, session=None, name=None, seq
     if plan["empty"]:
         return finish()
     try:
-        page, matches = _rank_page(conn, terms, plan, k, offset, parsed.get("window"), parsed.get("answer"))
+        page, matches = _rank_page(conn, terms, plan, k, offset, parsed.get("window"), parsed.get("answer"), parsed.get("about_user", False))
         if matches == 0 and ignored:
             # The words kept match nothing: search every word instead (see search.ts).
             terms = parsed["terms"]
             ignored = []
             result["terms"] = [t["text"] for t in terms]
-            page, matches = _rank_page(conn, terms, plan, k, offset, parsed.get("window"), parsed.get("answer"))
+            page, matches = _rank_page(conn, terms, plan, k, offset, parsed.get("window"), parsed.get("answer"), parsed.get("about_user", False))
     except sqlite3.Error as exc:
         return _failed(finish(), exc)
     finish()

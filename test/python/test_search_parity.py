@@ -181,6 +181,23 @@ class SearchParityTest(unittest.TestCase):
         self.assertEqual([scroll_search.answer_type_of(q) for q in questions], ts_types)
         self.assertEqual([[scroll_search.holds_answer_type(t, k) for k in kinds] for t in texts], ts_holds)
 
+    def test_questions_about_the_user_equal_typescript(self):
+        # The same strings must give the same answer in TypeScript (the built selfReference.js).
+        built = os.path.join(ROOT, "out", "src", "core", "search", "selfReference.js")
+        if not os.path.exists(built):
+            self.skipTest("out/ is not built (npx tsc -p .)")
+        queries = ["What did I name my cat?", "what did you suggest for my trip", "Can you remind me what I said?",
+                   "could you tell me where you said I parked", "I\u2019m sure I said it", "\u2018my\u2019 cap",
+                   "'you' and I", "mine sweeper", "iPhone", "MY CAT", "\u0130 said", "I\u0307 said", "you-know-what I",
+                   "canyou help me", "can  you help me", "can\u00a0you help me", "", "I", "?!", "yours and mine, I think"]
+        script = "const a = require(%s); process.stdout.write(JSON.stringify(%s.map((q) => a.asksAboutUser(q))))" % (
+            json.dumps(built), json.dumps(queries))
+        r = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([scroll_search.asks_about_user(q) for q in queries], json.loads(r.stdout))
+        self.assertEqual(scroll_search.asks_about_user("What did I name my cat?"), True)
+        self.assertEqual(scroll_search.asks_about_user("What did you name my cat?"), False)
+
     def test_ranking_constants_come_from_the_shared_file(self):
         shared = _shared_constants()
         for name, value in shared.items():
@@ -190,6 +207,8 @@ class SearchParityTest(unittest.TestCase):
                 ours = getattr(scroll_search, name)
                 if name == "CJK_RANGES":
                     ours = ["%X-%X" % r for r in ours]
+                if isinstance(ours, frozenset):  # a word list, read as a set
+                    ours, value = sorted(ours), sorted(value)
                 self.assertEqual(list(ours) if isinstance(ours, tuple) else ours, value)
         self.assertEqual(scroll_search._RANK, "bm25(events_fts, 10.0, 0.5, 2.0, 5.0)")
         # No number of the shared file is written in the module itself.

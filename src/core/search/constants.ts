@@ -78,3 +78,11 @@ export const ANSWER_TYPE_SHARE: number = rules.ANSWER_TYPE_SHARE;
 export const ANSWER_QUESTIONS: readonly string[] = Object.freeze([...rules.ANSWER_QUESTIONS]);
 /** Each kind's cues: words, phrases and small ASCII patterns, matched whole-word, case-insensitively. */
 export const ANSWER_CUES: Readonly<Record<string, { words?: readonly string[]; cased?: readonly string[] }>> = Object.freeze({ ...(rules.ANSWER_CUES as Record<string, { words?: string[]; cased?: string[] }>) });
+/** Words of the first person singular ("i'm" with an ASCII apostrophe): a query holding one asks about the user. */
+export const FIRST_PERSON: ReadonlySet<string> = new Set(rules.FIRST_PERSON);
+/** Words of the second person: a query holding one (outside a request) asks about the assistant too. */
+export const SECOND_PERSON: ReadonlySet<string> = new Set(rules.SECOND_PERSON);
+/** Words that make "… you" a request ("can you", "could you"), not a question about the assistant. */
+export const REQUEST_WORDS: ReadonlySet<string> = new Set(rules.REQUEST_WORDS);
+/** Share by which a query about the user lifts the user's messages among the ranked events. */
+export const SELF_SHARE: number = rules.SELF_SHARE;

@@ -19,6 +19,7 @@
  */
 import { CJK_PHRASE_MAX, IRREGULAR_FORMS, MAX_QUERY_CHARS, MAX_TERMS, STOP_WORDS } from './constants';
 import { answerTypeOf, type AnswerType } from './answerType';
+import { asksAboutUser } from './selfReference';
 import { HAS_CJK, TOKEN_RE, bigrams, cjkSegments, fold, identifierParts, isCompound, stemKey } from './tokens';
 
 
@@ -50,6 +51,8 @@ export interface ParsedQuery {
   window?: DateWindow;
   /** The kinds of answer the question asks for (answerType.ts): search.ts lifts events holding one. */
   answer?: AnswerType;
+  /** True when the query asks about what the user said (selfReference.ts): search.ts lifts the user's messages. */
+  aboutUser?: boolean;
   /** Stop words dropped. */
   stopped: string[];
   /** Set when part of the input was not searched. */
@@ -256,5 +259,6 @@ export function parseQuery(input: unknown): ParsedQuery {
   const out: ParsedQuery = window ? { terms, stopped, message, window } : { terms, stopped, message };
   const answer = answerTypeOf(text);
   if (answer !== undefined) out.answer = answer;
+  if (asksAboutUser(text)) out.aboutUser = true;
   return out;
 }

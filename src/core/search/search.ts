@@ -29,12 +29,12 @@
  * so a caller (the history panel) never re-parses a query or writes FTS SQL of its own.
  */
 import type { SearchHit, SearchOptions, SearchResult } from '../types';
-import { parseQuery, type DateWindow, type QueryTerm } from './query';
+import { parseQuery, type DateWindow, type ParsedQuery, type QueryTerm } from './query';
 import { holdsAnswerType, type AnswerType } from './answerType';
 import { makeSnippet } from './snippet';
 import { stemKey } from './tokens';
 import { isCorruptionError } from '../db/sqliteErrors';
-import { ANSWER_TYPE_SHARE, BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, CONTEXT_FAR, CONTEXT_NEAR, CONTEXT_OF, DATE_SHARE, DEFAULT_K, MAX_K, MAX_OFFSET, MIN_CANDIDATES, SEGMENT_SHARE, SITTING_WINDOW } from './constants';
+import { ANSWER_TYPE_SHARE, BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, CONTEXT_FAR, CONTEXT_NEAR, CONTEXT_OF, DATE_SHARE, DEFAULT_K, MAX_K, MAX_OFFSET, MIN_CANDIDATES, SEGMENT_SHARE, SELF_SHARE, SITTING_WINDOW } from './constants';
 
 /** Said when SQLite reports damage during a search: the index is derived, the log can rebuild it. */
 export const DAMAGED_INDEX_HINT = 'the search index may be damaged: `scroll reindex` rebuilds it from the log';
@@ -414,10 +414,11 @@ function contextPlaces(db: SearchDatabase, seqs: number[], plan: Plan): Map<numb
  * same day, at most SITTING_WINDOW seqs away: session-then-turn ranking; every candidate is placed,
  * and counts in its own sitting), plus DATE_SHARE of the best candidate's score when its day
  * is in the query's date window; the whole × (1 + ANSWER_TYPE_SHARE) when the event's text holds an
- * expression of the kind of answer the question asks for (answerType.ts). OR-only matches and
+ * expression of the kind of answer the question asks for (answerType.ts), and × (1 + SELF_SHARE)
+ * when it is a user_message and the query asks about what the user said (selfReference.ts). OR-only matches and
  * neighbours are `broadened`.
  */
-function withContext(db: SearchDatabase, matched: Map<number, { score: number; precise: boolean }>, plan: Plan, window: DateWindow | undefined, answer?: AnswerType): Ranked[] {
+function withContext(db: SearchDatabase, matched: Map<number, { score: number; precise: boolean }>, plan: Plan, window: DateWindow | undefined, lifts: Lifts = {}): Ranked[] {
   if (matched.size === 0) return [];
   // Only the best CONTEXT_OF candidates and their neighbours are looked up around: each
   // looked-up neighbour costs a row read, and deeper pages follow plain bm25 order.
@@ -473,11 +474,17 @@ function withContext(db: SearchDatabase, matched: Map<number, { score: number; p
     const precise = own !== undefined && own.precise;
     out.push({ seq, score, broadened: !precise, match: precise ? 'every' : own ? 'some' : 'context' });
   }
+  const answer = lifts.answer;
   if (answer !== undefined && ANSWER_TYPE_SHARE > 0) {
     // Answer-type matching: of the events ranked here, those holding an expression of the kind
     // the question asks for (a time for "when", a number for "how many") score × (1 + share).
     const typed = eventsHolding(db, out.map((r) => r.seq), answer);
     for (const r of out) if (typed.has(r.seq)) r.score *= 1 + ANSWER_TYPE_SHARE;
+  }
+  if (lifts.aboutUser && SELF_SHARE > 0) {
+    // A question about what the user said ("what did I name my cat"): the user's own messages.
+    const own = eventsOfKind(db, out.map((r) => r.seq), 'user_message');
+    for (const r of out) if (own.has(r.seq)) r.score *= 1 + SELF_SHARE;
   }
   out.sort(byScore);
   return out;
@@ -492,6 +499,16 @@ function eventsHolding(db: SearchDatabase, seqs: readonly number[], answer: Answ
   return out;
 }
 
+/** Of `seqs`, the events of kind `kind`, 500 rows a query. */
+function eventsOfKind(db: SearchDatabase, seqs: readonly number[], kind: string): Set<number> {
+  const out = new Set<number>();
+  for (let i = 0; i < seqs.length; i += 500) {
+    const chunk = seqs.slice(i, i + 500);
+    for (const r of cached(db, `SELECT seq FROM events WHERE seq IN (${chunk.map(() => '?').join(', ')}) AND kind = ?`).all(...chunk, kind)) out.add(Number(r.seq));
+  }
+  return out;
+}
+
 /** Calls `visit` with the stored text (the content, or a payload's preview) of each of `seqs` that exists, 500 rows a query. */
 function eachStoredText(db: SearchDatabase, seqs: readonly number[], visit: (seq: number, text: string) => void): void {
   for (let i = 0; i < seqs.length; i += 500) {
@@ -501,6 +518,9 @@ function eachStoredText(db: SearchDatabase, seqs: readonly number[], visit: (seq
     }
   }
 }
+
+/** What the query's form lifts among the ranked events: answer types, and the user's messages. */
+type Lifts = Pick<ParsedQuery, 'answer' | 'aboutUser'>;
 
 /** Best first; ties newest seq first. */
 const byScore = (a: Ranked, b: Ranked) => b.score - a.score || b.seq - a.seq;
@@ -672,14 +692,14 @@ export function searchEvents(db: SearchDatabase, query: string, opts: SearchOpti
 
   let page: Ranked[];
   try {
-    let ranked = rankPage(db, terms, plan, k, offset, parsed.window, parsed.answer);
+    let ranked = rankPage(db, terms, plan, k, offset, parsed.window, parsed);
     if (ranked.matches === 0 && ignored.length > 0) {
       // The words kept match nothing: the common words were not useless after all ("pool size"
       // where no event says "size"). Search every word instead of answering "no hits".
       terms = parsed.terms;
       ignored = [];
       result.terms = terms.map((t) => t.text);
-      ranked = rankPage(db, terms, plan, k, offset, parsed.window, parsed.answer);
+      ranked = rankPage(db, terms, plan, k, offset, parsed.window, parsed);
     }
     page = ranked.page;
   } catch (err) {
@@ -734,7 +754,7 @@ function finish(result: SearchResult, ignored: NonNullable<SearchResult['ignored
  * One page of the fixed ranked list of `terms` (steps 2-5 above), and how many events the first
  * candidate queries matched (0: nothing matches any term).
  */
-function rankPage(db: SearchDatabase, terms: QueryTerm[], plan: Plan, k: number, offset: number, window: DateWindow | undefined, answer?: AnswerType): { page: Ranked[]; matches: number } {
+function rankPage(db: SearchDatabase, terms: QueryTerm[], plan: Plan, k: number, offset: number, window: DateWindow | undefined, lifts: Lifts = {}): { page: Ranked[]; matches: number } {
   const andQuery = terms.map((t) => t.fts).join(' AND ');
   const orQuery = terms.map((t) => t.fts).join(' OR ');
   const want = offset + k;
@@ -759,7 +779,7 @@ function rankPage(db: SearchDatabase, terms: QueryTerm[], plan: Plan, k: number,
       if (!matched.has(r.seq)) matched.set(r.seq, { score: -r.r, precise: false });
     }
   }
-  const head = withContext(db, matched, plan, window, answer);
+  const head = withContext(db, matched, plan, window, lifts);
   // One fixed list by score, whatever the page: the head (context-ranked), the other candidates,
   // and, when the page reaches past them, the remaining matches in bm25 order (OR-only ones too
   // when the query broadens). Every match not fetched scores at most the last one fetched, and

@@ -247,7 +247,13 @@ function readUiMessages(data: unknown, ctx: TaskContext): ReaderOutput {
     const what = str(m.type === 'say' ? m.say : m.ask) ?? 'unknown';
     const ts = toIso(m.ts) ?? ctx.fallbackTs ?? UNKNOWN_TS;
     const text = str(m.text) ?? '';
-    const binaries = (Array.isArray(m.images) ? m.images : []).map((u) => (typeof u === 'string' ? dataUrlBinary(u) : undefined)).filter((x): x is CapturedBinary => !!x);
+    const binaries: CapturedBinary[] = [];
+    const otherImages: unknown[] = []; // an image given as a path or a URL has no bytes here: kept as written
+    for (const u of Array.isArray(m.images) ? m.images : []) {
+      const bin = typeof u === 'string' ? dataUrlBinary(u) : undefined;
+      if (bin) binaries.push(bin);
+      else otherImages.push(u);
+    }
     let apiRequest: Json | undefined;
     if (what === 'api_req_started' || what === 'api_req_finished') {
       try {
@@ -262,15 +268,16 @@ function readUiMessages(data: unknown, ctx: TaskContext): ReaderOutput {
     const rest = omit(m, ['ts', 'type', 'say', 'ask', 'text', 'images', 'partial']);
     const meta = cleanMeta({
       source: ctx.source, taskId: ctx.taskId, ui: true, type: m.type, [m.type as string]: what,
-      apiRequest, binaries: binaries.length || undefined, message: rest,
-      unfinished: unfinished ? UNFINISHED_MESSAGE : undefined,
+      apiRequest, binaries: binaries.length || undefined, images: otherImages.length ? otherImages : undefined, message: rest,
+      partial: m.partial, unfinished: unfinished ? UNFINISHED_MESSAGE : undefined,
     });
     if (what === 'reasoning') {
       events.push({ ...thinkingEvent(ctx.source, ctx.session, ts, recordId, text, meta), binaries: binaries.length ? binaries : undefined });
       return;
     }
     events.push({
-      kind: 'note', role: UI_USER_SAYS.has(what) && m.type === 'say' ? 'user' : UI_SYSTEM_SAYS.has(what) ? 'system' : 'assistant',
+      // Cline and Roo Code open a task with say("text", <the user's task>); older versions said "task".
+      kind: 'note', role: m.type === 'say' && (UI_USER_SAYS.has(what) || (i === 0 && what === 'text')) ? 'user' : UI_SYSTEM_SAYS.has(what) ? 'system' : 'assistant',
       // A message whose data is not in `text` (a condensing summary, a checkpoint) is searchable by its fields.
       name: `${m.type}.${what}`, content: text || (rest ? JSON.stringify(rest) : ''), session: ctx.session, ts, recordId, meta,
       binaries: binaries.length ? binaries : undefined,

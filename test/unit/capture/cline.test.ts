@@ -233,3 +233,17 @@ test('cline family: fields a block carries beyond those mapped are kept in its e
     assert.ok(hay.includes(v), `${v} is not in any event`);
   }
 });
+
+test('cline family: a task\'s first UI message "say: text" is the user\'s task; partial flags and images that are not data URLs reach the meta', () => {
+  // Cline 3.51 and Roo Code open a task with say("text", task), not say("task"); messages left at
+  // partial:true mid-file stay so in Cline's own file.
+  const ui = [
+    { ts: 1769053680628, type: 'say', say: 'text', text: 'You have been given a Dockerized codebase', images: ['/home/dev/shot.png'], files: [], conversationHistoryIndex: -1 },
+    { ts: 1769053689455, type: 'say', say: 'text', text: "I'll help you secure it", partial: true },
+    { ts: 1769053690000, type: 'say', say: 'api_req_started', text: '{}' },
+  ];
+  const out = readClineTaskFile(ui, { path: '/home/dev/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1769053680585/ui_messages.json' });
+  assert.deepEqual(out.events.map((e) => e.role), ['user', 'assistant', 'system']);
+  assert.equal(out.events[1].meta?.partial, true);
+  assert.deepEqual(out.events[0].meta?.images, ['/home/dev/shot.png']);
+});

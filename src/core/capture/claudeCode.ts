@@ -59,7 +59,9 @@ export function readClaudeCodeRecord(record: unknown, origin: RecordOrigin): Rea
   // A mapped record's other fields ride on its first event, so none is dropped (keptWhole records
   // hold everything already).
   const out = (events: CapturedEvent[], mapped: readonly string[] = []): ReaderOutput => {
-    const rest = events.length && events[0].meta?.kept !== KEPT_WHOLE ? unmappedFields(record, [...RECORD_MAPPED, ...mapped]) : undefined;
+    // `session_id` names the session only when `sessionId` is absent; a different one is kept.
+    const sessionKeys = record.session_id === undefined || record.session_id === ownSession ? RECORD_MAPPED : RECORD_MAPPED.filter((k) => k !== 'session_id');
+    const rest = events.length && events[0].meta?.kept !== KEPT_WHOLE ? unmappedFields(record, [...sessionKeys, ...mapped]) : undefined;
     if (rest) events[0].meta = { ...events[0].meta, unmapped: { ...(events[0].meta?.unmapped as Json | undefined), record: rest } };
     // Summaries and file snapshots name no session: the file's name stands in, and the importer
     // puts them in the session the file's other records name (importer.ts placeInSession).

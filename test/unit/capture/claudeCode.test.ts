@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { createReadStream } from 'node:fs';
 import { claudeCodeReader, importFiles, importStream, SOURCES } from '../../../src/core/capture';
+import { readClaudeCodeRecord } from '../../../src/core/capture/claudeCode';
 import { FIXTURES, capturedEvents, fakeHome, jsonLines, missingOrDoubled, openLog, type Expected } from './captureTestKit';
 
 const SESSION = '5f0e2a41-7c3b-4d8e-9a10-2b6c8d4e1f01';
@@ -124,4 +125,14 @@ test('claude code stream-json (claude -p --output-format stream-json) imports fr
     log.close();
     h.dispose();
   }
+});
+
+test('claude code: a record\'s session_id that differs from its sessionId is kept in the meta, an equal one is not repeated', () => {
+  const origin = { path: '/home/dev/.claude/projects/-home-dev-app/5cfbda8d.jsonl', line: 1 };
+  const base = { type: 'user', uuid: 'u-1', timestamp: '2026-11-30T10:00:00.000Z', sessionId: 'aaaa', message: { role: 'user', content: 'hello' } };
+  const differs = readClaudeCodeRecord({ ...base, session_id: 'bbbb' }, origin).events[0];
+  assert.equal(differs.session, 'claude-code:aaaa');
+  assert.equal((differs.meta?.unmapped as { record?: { session_id?: string } } | undefined)?.record?.session_id, 'bbbb');
+  const same = readClaudeCodeRecord({ ...base, session_id: 'aaaa' }, origin).events[0];
+  assert.equal(same.meta?.unmapped, undefined);
 });

@@ -155,12 +155,20 @@ class SearchParityTest(unittest.TestCase):
         self.assertIn("new Set(rules.STOP_WORDS)", src)
         self.assertEqual(set(_shared_constants()["STOP_WORDS"]), set(scroll_search.STOP_WORDS))
 
+    def _typescript(self, module, expression, **values):
+        """`expression` evaluated by node with the built out/src/core/search/<module> as `a` and each of `values` bound."""
+        built = os.path.join(ROOT, "out", "src", "core", "search", module)
+        if not os.path.exists(built):
+            self.skipTest("out/ is not built (npx tsc -p .)")
+        binds = "".join("const %s = %s;" % (k, json.dumps(v)) for k, v in values.items())
+        script = "const a = require(%s); %s process.stdout.write(JSON.stringify(%s))" % (json.dumps(built), binds, expression)
+        r = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
+
     def test_answer_types_equal_typescript(self):
         # The question forms and cue patterns are built from the shared file by both; the same
         # strings must give the same kinds and the same yes / no in TypeScript (the built answerType.js).
-        built = os.path.join(ROOT, "out", "src", "core", "search", "answerType.js")
-        if not os.path.exists(built):
-            self.skipTest("out/ is not built (npx tsc -p .)")
         questions = ["When did I go?", "when did Caroline meet Anna", "In which city did John play?",
                      "For how long has Nate had turtles?", "How long ago did I move?", "How many bowls?",
                      "According to John, who is his hero?", "Where is it?", "What did he do when young?",
@@ -171,30 +179,19 @@ class SearchParityTest(unittest.TestCase):
                  "It was Matt Patterson, so talented.", "Anna came.", "we went to Paris", "near the lake",
                  "LAST WEEK", "\u212aast week", "my second try", "a few times", "", "Caf\u00e9 Rome"]
         kinds = [["time"], ["number"], ["person"], ["place"], ["number", "time"]]
-        script = ("const a = require(%s); const q = %s, t = %s, k = %s;"
-                  "process.stdout.write(JSON.stringify([q.map((x) => a.answerTypeOf(x) ?? null),"
-                  " t.map((x) => k.map((y) => a.holdsAnswerType(x, y)))]))") % (
-                      json.dumps(built), json.dumps(questions), json.dumps(texts), json.dumps(kinds))
-        r = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        ts_types, ts_holds = json.loads(r.stdout)
+        ts_types, ts_holds = self._typescript("answerType.js", "[q.map((x) => a.answerTypeOf(x) ?? null), t.map((x) => k.map((y) => a.holdsAnswerType(x, y)))]",
+                                              q=questions, t=texts, k=kinds)
         self.assertEqual([scroll_search.answer_type_of(q) for q in questions], ts_types)
         self.assertEqual([[scroll_search.holds_answer_type(t, k) for k in kinds] for t in texts], ts_holds)
 
     def test_questions_about_the_user_equal_typescript(self):
         # The same strings must give the same answer in TypeScript (the built selfReference.js).
-        built = os.path.join(ROOT, "out", "src", "core", "search", "selfReference.js")
-        if not os.path.exists(built):
-            self.skipTest("out/ is not built (npx tsc -p .)")
         queries = ["What did I name my cat?", "what did you suggest for my trip", "Can you remind me what I said?",
                    "could you tell me where you said I parked", "I\u2019m sure I said it", "\u2018my\u2019 cap",
                    "'you' and I", "mine sweeper", "iPhone", "MY CAT", "\u0130 said", "I\u0307 said", "you-know-what I",
                    "canyou help me", "can  you help me", "can\u00a0you help me", "", "I", "?!", "yours and mine, I think"]
-        script = "const a = require(%s); process.stdout.write(JSON.stringify(%s.map((q) => a.asksAboutUser(q))))" % (
-            json.dumps(built), json.dumps(queries))
-        r = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual([scroll_search.asks_about_user(q) for q in queries], json.loads(r.stdout))
+        ts = self._typescript("selfReference.js", "q.map((x) => a.asksAboutUser(x))", q=queries)
+        self.assertEqual([scroll_search.asks_about_user(q) for q in queries], ts)
         self.assertEqual(scroll_search.asks_about_user("What did I name my cat?"), True)
         self.assertEqual(scroll_search.asks_about_user("What did you name my cat?"), False)
 

@@ -19,7 +19,7 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, wri
 import { InvalidInputError, errorMessage } from '../errors';
 
 /** Goes into every redacted event's `meta.redaction`: bump it whenever the rules change what they catch. */
-export const REDACTION_RULESET_VERSION = '7';
+export const REDACTION_RULESET_VERSION = '8';
 
 /** Builds the text that replaces `secret` (found by a rule of `type`). */
 export type Marker = (type: string, secret: string) => string;
@@ -177,8 +177,11 @@ function isCode(v: string): boolean {
   return v.includes('.') && !v.split(/[.;,]/).some((p) => looksRandom(p, 10));
 }
 
-/** `^9.0.0`, `~1.2`, `>=2.0.0-rc.1`, `v1.4.2`: versions (package.json dependencies named `jsonwebtoken`, `secretlint`). */
-const VERSION = /^(?:[\^~<>=]|>=|<=)*v?\d+(?:\.(?:\d+|x|\*)){1,3}(?:[-+][\w.-]+)?$/;
+/**
+ * `^9.0.0`, `~1.2`, `>=2.0.0-rc.1`, `v1.4.2`: versions (package.json dependencies named `jsonwebtoken`, `secretlint`);
+ * Debian's with an epoch and revisions (`1:4.13+dfsg1-1+deb12u1`, a package list's `passwd` package).
+ */
+const VERSION = /^(?:[\^~<>=]|>=|<=)*(?:\d{1,4}:)?v?\d+(?:\.(?:\d+|x|\*)){1,3}(?:[-+~][\w.+~-]+)?$/;
 
 /** What no rule treats as a secret whatever the name says. */
 function notALiteral(v: string): boolean {
@@ -390,7 +393,7 @@ const VALUE_END = /[\s"'`,;&)\]}<>|\\\u0000]/;
  * Reads the value after a separator at `p`: quoted (`"…"`, `'…'`, `` `…` ``, `\"…\"`), or bare up
  * to a delimiter, or in line mode up to the end of the line (minus a trailing comment).
  */
-function readValue(text: string, p: number, lineMode: boolean, sep: string): { start: number; end: number; quoted: boolean; after: number } | undefined {
+function readValue(text: string, p: number, lineMode: boolean, sep: string, envLine = false): { start: number; end: number; quoted: boolean; after: number } | undefined {
   const n = text.length;
   let q = p;
   while (q < n && (text[q] === ' ' || text[q] === '\t')) q++;
@@ -443,13 +446,19 @@ function readValue(text: string, p: number, lineMode: boolean, sep: string): { s
   // after blanks (`requirepass p&ss`, `--password pa;ss`) a value ends at a blank or a quote
   // eslint-disable-next-line no-control-regex -- a NUL ends a value
   const end = sep === ' ' ? /[\s"'`\\\u0000]/ : VALUE_END;
-  while (e < n && !end.test(text[e])) {
-    // a call's arguments belong to the value: `getpass()`, `env("TOKEN", default=None)`
-    if (text[e] === '(' || text[e] === '[') {
-      const close = text.indexOf(text[e] === '(' ? ')' : ']', e);
-      const nl = text.indexOf('\n', e);
-      if (close > 0 && (nl < 0 || close < nl)) e = close;
+  for (;;) {
+    while (e < n && !end.test(text[e])) {
+      // a call's arguments belong to the value: `getpass()`, `env("TOKEN", default=None)`
+      if (text[e] === '(' || text[e] === '[') {
+        const close = text.indexOf(text[e] === '(' ? ')' : ']', e);
+        const nl = text.indexOf('\n', e);
+        if (close > 0 && (nl < 0 || close < nl)) e = close;
+      }
+      e++;
     }
+    // A line's `NAME=value` (.env, a shell line): `&` then a letter or digit is the value's, not a
+    // shell's `&`, `&&` or `&>` nor a query string's `&name=`.
+    if (!(envLine && text[e] === '&' && /^&[A-Za-z0-9](?![\w.-]*=)/.test(text.slice(e, e + 120)))) break;
     e++;
   }
   if (e === q) return undefined;
@@ -621,7 +630,7 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
       if (annotated && isTypeAnnotation(annotated[0].replace(/=$/, '').trim())) vp += annotated[0].length;
     }
     const lineMode = vp === sep.end && startsLine(text, quotedName ? openQuote : s);
-    const value = readValue(text, vp, lineMode && sep.sep === ':', sep.sep);
+    const value = readValue(text, vp, lineMode && sep.sep === ':', sep.sep, lineMode && sep.sep === '=');
     if (!value) continue;
     let vs = value.start;
     let secret = text.slice(vs, value.end);
@@ -1882,9 +1891,57 @@ function applyWith(text: string, rule: RedactionRule, mark: Marker, nameHits?: r
   });
 }
 
+/** A secret this long or longer (and generated-looking) is looked for again in the rest of its text. */
+const COPY_MIN = 8;
+
+/**
+ * `text` with each whole copy of a generated-looking secret found in it (`found`: secret → its
+ * rule's type) replaced by its marker: a key named once (`API_KEY=…`) and then passed bare (`OpenCageGeocode("…")`, a
+ * command, its output) is hidden at every place. A copy is whole when no letter, digit or `_` touches
+ * it on either side; markers already in the text are left as they are.
+ */
+function hideCopies(text: string, found: ReadonlyMap<string, string>, mark: Marker): string {
+  let out = text;
+  for (const [secret, type] of found) {
+    // Only a generated-looking value: a word or an identifier a rule took for a secret is not
+    // hunted through the rest of the text (code repeats its names everywhere).
+    if (secret.length < COPY_MIN || secret.includes(MARKER_PREFIX) || !out.includes(secret) || !looksRandom(secret, COPY_MIN)) continue;
+    const marker = mark(type, secret);
+    let res = '';
+    let from = 0;
+    for (let i = out.indexOf(secret); i >= 0; i = out.indexOf(secret, i + 1)) {
+      if (i < from || isWordCode(out.charCodeAt(i - 1)) || isWordCode(out.charCodeAt(i + secret.length))) continue;
+      res += out.slice(from, i) + marker;
+      from = i + secret.length;
+      i = from - 1;
+    }
+    out = res + out.slice(from);
+  }
+  return out;
+}
+
+/** A letter, digit or `_` (NaN, past either end of a text, is none). */
+function isWordCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+
 /** One rule's replacements in `text` with `[REDACTED:<type>]` markers, no pre-test: every match is looked at. */
 export function applyRule(text: string, rule: RedactionRule): string {
   return applyWith(text, rule, typeMarker);
+}
+
+/**
+ * Every rule on the whole text in order, no pre-test, then the other copies of what they found
+ * hidden: what a Redactor gives, the slow way (tests hold the pre-test to it).
+ */
+export function applyRules(text: string, rules: readonly RedactionRule[]): string {
+  const found = new Map<string, string>();
+  const marking: Marker = (type, secret) => {
+    if (!found.has(secret)) found.set(secret, type);
+    return typeMarker(type, secret);
+  };
+  const out = rules.reduce((t, rule) => applyWith(t, rule, marking), text);
+  return found.size ? hideCopies(out, found, typeMarker) : out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1962,6 +2019,15 @@ export class Redactor {
   private readonly keyed: Marker;
   /** redactId's results for short texts (the markers' key never changes once read). */
   private readonly idMemo = new Map<string, string>();
+  /** During run(): its marker, and the secrets the rules found in its text (secret → type). */
+  private mark: Marker = typeMarker;
+  private found: Map<string, string> | undefined;
+  /** The marker handed to the rules: `mark`, noting each secret in `found`. */
+  private readonly marking: Marker = (type, secret) => {
+    const found = (this.found ??= new Map());
+    if (!found.has(secret)) found.set(secret, type);
+    return this.mark(type, secret);
+  };
 
   constructor(options: RedactionOptions = {}) {
     this.enabled = options.enabled ?? true;
@@ -2114,20 +2180,26 @@ export class Redactor {
   private run(text: string, mark: Marker): string {
     if (!this.enabled || text.length === 0) return text;
     let out = text;
+    // Every secret a rule finds (`this.marking` notes it), so that the text's other copies of it are hidden too.
+    this.found = undefined;
+    this.mark = mark;
+    const marking = this.marking;
     if (this.dispatch) {
       // Decided on the text as given: what a rule inserts (markers) never makes another rule fire.
       const needed = this.needed(text);
       if (needed === null) return text;
       const nameHits = this.nameHits;
       // The name words' places hold for the text as given, not once a rule has changed it.
-      for (let i = 0; i < this.rules.length; i++) if (needed[i]) out = applyWith(out, this.rules[i], mark, out === text ? nameHits : undefined);
-      return out;
+      for (let i = 0; i < this.rules.length; i++) if (needed[i]) out = applyWith(out, this.rules[i], marking, out === text ? nameHits : undefined);
+    } else {
+      for (const rule of this.rules) {
+        if (rule.trigger && !rule.trigger.test(out)) continue;
+        out = applyWith(out, rule, marking);
+      }
     }
-    for (const rule of this.rules) {
-      if (rule.trigger && !rule.trigger.test(out)) continue;
-      out = applyWith(out, rule, mark);
-    }
-    return out;
+    const found = this.found;
+    this.found = undefined;
+    return found ? hideCopies(out, found, mark) : out;
   }
 
   /** Redacts every string inside a JSON-like value (objects, arrays); object keys as identifiers. */

@@ -133,6 +133,31 @@ test('secrets set through a CLI, handed to a client or a signer, in a webhook pa
 });
 
 // Rule set 7 (set Q): generic secrets by the command that prints or sets them, a SQL row's column, a labelled output line.
+test('rule set 8: a secret found once in a text is hidden wherever else that text repeats it; "&" inside a line\'s NAME=value is part of the value', () => {
+  const r = new Redactor();
+  const key = '6d0e711d72d74daeb2b0bfd2a5cdfdba';
+  const cases: Array<[string, string]> = [
+    // the value named once, then passed bare (an agent's code, a command, its output)
+    [`OPENCAGE_API_KEY=${key}\ngeocoder = OpenCageGeocode("${key}")\n# ${key}.`, 'OPENCAGE_API_KEY=[REDACTED:secret]\ngeocoder = OpenCageGeocode("[REDACTED:secret]")\n# [REDACTED:secret].'],
+    ['DB_PASSWORD=Tr0ub4dor&3xK9\n$ psql -h db -U app  # typed Tr0ub4dor&3xK9', 'DB_PASSWORD=[REDACTED:secret]\n$ psql -h db -U app  # typed [REDACTED:secret]'],
+    // "&" still ends a value where a shell or a query string ends it
+    ['API_TOKEN=Zq8xv2LmP4nR7tK9wB3c& npm start', 'API_TOKEN=[REDACTED:secret]& npm start'],
+    ['API_TOKEN=Zq8xv2LmP4nR7tK9wB3c&&npm start', 'API_TOKEN=[REDACTED:secret]&&npm start'],
+    ['https://api.acme.io/v1?api_key=Zq8xv2LmP4nR7tK9wB3c&format=json', 'https://api.acme.io/v1?api_key=[REDACTED:secret]&format=json'],
+  ];
+  for (const [input, want] of cases) assert.equal(r.redact(input), want, input);
+  // Only whole occurrences: the same characters inside a longer word are not the secret.
+  assert.equal(r.redact(`API_KEY=${key}\nx${key}y`), `API_KEY=[REDACTED:secret]\nx${key}y`);
+  // A package's version after its name is no password (a package list: `passwd` is a package).
+  assert.equal(r.redact('ii\tlogin\t1:4.13+dfsg1-1+deb12u1\nii\tpasswd\t1:4.13+dfsg1-1+deb12u1'), 'ii\tlogin\t1:4.13+dfsg1-1+deb12u1\nii\tpasswd\t1:4.13+dfsg1-1+deb12u1');
+  // A short value (a port, a common word) is not looked for elsewhere.
+  assert.equal(r.redact('password=hunter2\nhunter2 is a meme'), 'password=[REDACTED:secret]\nhunter2 is a meme');
+  // Identifier fields get the same keyed marker at every occurrence.
+  const id = r.redactId(`run-${key}-token=${key}`);
+  assert.equal(new Set(id.match(/\[REDACTED:[^\]]+\]/g)).size <= 2, true, id);
+  assert.equal(id.includes(key), false, id);
+});
+
 test('rule set 7: secret files printed, users and passwords given to commands, SQL rows, labelled output and Rust constants are redacted', () => {
   const r = new Redactor();
   const cases: Array<[string, string]> = [

@@ -472,12 +472,23 @@ function isBase64Credentials(v: string): boolean {
   return /^[\x20-\x7e]+:[\x20-\x7e]+$/.test(decoded);
 }
 
+/** A name or a word without case and separators (`REFRESH_TOKEN`, `refresh-token`, `refreshToken` → `refreshtoken`). */
+function spelled(v: string): string {
+  return v.replace(/[_.-]/g, '').toLowerCase();
+}
+
 /** Whether the value after a name of this strength is a secret. */
 function secretValue(value: string, strength: Strength, how: ValueContext): boolean {
   let v = value.trim();
   if (how.sep === ' ') v = v.replace(/[.,:;!?)]+$/, '');
   if (v.length < 3 || notALiteral(v)) return false;
   if (/^[-+]?\d+(?:\.\d+)?$/.test(v)) return how.passwordish && v.length >= 4 && how.sep !== ' ' && !how.quotedName;
+  if (/^0x[0-9a-fA-F]{1,8}$/.test(v)) return false; // a hex number: `USERNAME_PASSWORD: 0x02`, `STENCIL_PASS: 0x0B96`
+  // A comparison with a word is a parser's or a protocol's (`token == "async"`, `key === "Enter"`); a password's
+  // comparison, or one with a generated value, still gives the secret away (`if password == "…"`).
+  if (how.sep === '==' && !how.passwordish && !looksRandom(v.replace(/^["'`]|["'`]$/g, ''), 8)) return false;
+  // A constant spelling its own name: `REFRESH_TOKEN = "refresh_token"`, `nullOrEmptyToken = "null_or_empty_token"`.
+  if (/^[A-Za-z][\w.-]*$/.test(v) && spelled(v) === spelled(how.name)) return false;
   if (PATH.test(v) && !looksRandom(v)) return false;
   if (/^https?:\/\/[^\s@]*$/.test(v)) return false; // a URL without credentials (the URL rule handles those)
   if (strength === 'weak' || (how.quotedName && !how.quoted)) {
@@ -903,6 +914,9 @@ const GENERIC_START = /^(?:sk|key|pat|tok|token|secret|api|pw|pwd|sec)[_-]/i;
 /** The characters a token is made of: where its start may be, looking left from an anchor. */
 const TOKEN_CHAR = /[A-Za-z0-9_\-.~+/=:]/;
 
+/** A digest's name right before a value (`sha256=<base64url>` in a wheel's RECORD, `md5:`): the value is a digest. */
+const DIGEST_NAMED = /(?:^|[^A-Za-z0-9])(?:sha\d{0,3}|md5|blake2[bs]?|sha3-\d{3})[=:]$/i;
+
 function redactTokens(text: string, mark: Marker, anchor: RegExp = TOKEN_ANCHOR): string {
   const found: Array<Found & { type: string }> = [];
   let covered = 0;
@@ -920,7 +934,7 @@ function redactTokens(text: string, mark: Marker, anchor: RegExp = TOKEN_ANCHOR)
       if (t === null || k + t[0].length <= at) continue;
       const i = t.findIndex((g, j) => j > 0 && g !== undefined) - 1;
       const family = TOKEN_FAMILIES[i];
-      if (family.keep?.(t[0]) || t[0].includes(MARKER_PREFIX)) continue;
+      if (family.keep?.(t[0]) || t[0].includes(MARKER_PREFIX) || DIGEST_NAMED.test(text.slice(Math.max(0, k - 10), k))) continue;
       // A token the family's shape ends inside (`duffel_test_…-…`: its body goes on after a `-`)
       // is taken whole: leaving its tail would leave part of the secret.
       let end = k + t[0].length;
@@ -956,7 +970,9 @@ function redactTokens(text: string, mark: Marker, anchor: RegExp = TOKEN_ANCHOR)
 /** OpenVPN's shared static key (`tls-auth`, `tls-crypt`, `secret`): hex lines between its own armour. */
 const OPENVPN_STATIC_KEY = /-----BEGIN OpenVPN Static key V\d-----[\s\S]*?(?:-----END OpenVPN Static key V\d-----|$)/g;
 
-const PEM = /-{4,5} ?BEGIN [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED)(?: BLOCK)?[A-Z ]{0,20}-{4,5}[\s\S]*?(?:-{4,6} ?END [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED)(?: BLOCK)?[A-Z ]{0,20}-{4,6}|$)/g;
+// A header is a key's only when a line break (real or escaped, once or twice: JSON's `\n`) or the key's base64 follows it: a
+// header alone in a string (`_SK_START = b"-----BEGIN OPENSSH PRIVATE KEY-----"`, a MIME magic rule) is not a key.
+const PEM = /-{4,5} ?BEGIN [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED)(?: BLOCK)?[A-Z ]{0,20}-{4,5}(?=[ \t]*(?:\r?\n|\\+(?:r\\+)?n)|[ \t]+[A-Za-z0-9+/]{16})[\s\S]*?(?:-{4,6} ?END [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED)(?: BLOCK)?[A-Z ]{0,20}-{4,6}|$)/g;
 
 /** A wallet's seed phrase, 12 to 24 lower-case words (BIP-39), under a name that says so (`MNEMONIC`, `seed_phrase`; `Mnemonic: "Get Visual"` in Vim's help is a menu's). */
 const SEED_PHRASE = /((?:mnemonic|seed_?phrase|recovery_?phrase)[\w-]*["']?[ \t]*[:=][ \t]*["'])([a-z]+(?: [a-z]+){11,23})(["'])/gi;

@@ -150,6 +150,21 @@ test('rule set 8: a secret found once in a text is hidden wherever else that tex
   assert.equal(r.redact(`API_KEY=${key}\nx${key}y`), `API_KEY=[REDACTED:secret]\nx${key}y`);
   // A package's version after its name is no password (a package list: `passwd` is a package).
   assert.equal(r.redact('ii\tlogin\t1:4.13+dfsg1-1+deb12u1\nii\tpasswd\t1:4.13+dfsg1-1+deb12u1'), 'ii\tlogin\t1:4.13+dfsg1-1+deb12u1\nii\tpasswd\t1:4.13+dfsg1-1+deb12u1');
+  // A wheel's RECORD digests, a constant spelling its own name, hex numbers: none is a secret.
+  for (const kept of [
+    'pip/_internal/index/__init__.py,sha256=vpt-JeTZefh8a-FC22ZeBSXFVbuBcXSGiILhQZJaNpQ,30',
+    'const REFRESH_TOKEN = "refresh_token";', 'const nullOrEmptyToken = "null_or_empty_token";',
+    'export const AcquireTokenByRefreshToken = "acquireTokenByRefreshToken";', '    USERNAME_PASSWORD: 0x02,', 'readonly STENCIL_PASS_DEPTH_PASS: 0x0B96;',
+    'yield (ASYNC if token == "async" else AWAIT,', 'if (secondToken.value === "function" ||',
+  ]) assert.equal(r.redact(kept), kept);
+  // A password compared with a literal, or a token with a generated one, is still the secret.
+  assert.equal(r.redact('if password == "letmein":'), 'if password == "[REDACTED:secret]":');
+  assert.equal(r.redact('if (token === "Zq8xv2LmP4nR7tK9wB3c") {'), 'if (token === "[REDACTED:secret]") {');
+  // A private key's header alone in a string is code, not a key (the rest of the file was lost to the marker).
+  for (const kept of [
+    '_SK_START = b"-----BEGIN OPENSSH PRIVATE KEY-----"\n_SK_END = b"-----END OPENSSH PRIVATE KEY-----"\nx = 1',
+    '<match type="string" value="-----BEGIN RSA PRIVATE KEY-----" offset="0"/>\n<next/>',
+  ]) assert.equal(r.redact(kept), kept);
   // A short value (a port, a common word) is not looked for elsewhere.
   assert.equal(r.redact('password=hunter2\nhunter2 is a meme'), 'password=[REDACTED:secret]\nhunter2 is a meme');
   // Identifier fields get the same keyed marker at every occurrence.

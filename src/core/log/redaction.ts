@@ -488,7 +488,7 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   // comparison, or one with a generated value, still gives the secret away (`if password == "…"`).
   if (how.sep === '==' && !how.passwordish && !looksRandom(v.replace(/^["'`]|["'`]$/g, ''), 8)) return false;
   // A constant spelling its own name: `REFRESH_TOKEN = "refresh_token"`, `nullOrEmptyToken = "null_or_empty_token"`.
-  if (/^[A-Za-z][\w.-]*$/.test(v) && spelled(v) === spelled(how.name)) return false;
+  if (Math.abs(v.length - how.name.length) <= 8 && /^[A-Za-z][\w.-]*$/.test(v) && spelled(v) === spelled(how.name)) return false;
   if (PATH.test(v) && !looksRandom(v)) return false;
   if (/^https?:\/\/[^\s@]*$/.test(v)) return false; // a URL without credentials (the URL rule handles those)
   if (strength === 'weak' || (how.quotedName && !how.quoted)) {

@@ -944,7 +944,7 @@ def _events_holding(conn, seqs, kinds):
 
 
 def _events_of_kind(conn, seqs, kind):
-    """Of `seqs`, the events of kind `kind` (search.ts eventsOfKind)."""
+    """Of `seqs`, the events of kind `kind` (search.ts: seqsPassingFilters with that kind)."""
     out = set()
     for i in range(0, len(seqs), 500):
         chunk = seqs[i:i + 500]

@@ -483,7 +483,7 @@ function withContext(db: SearchDatabase, matched: Map<number, { score: number; p
   }
   if (lifts.aboutUser && SELF_SHARE > 0) {
     // A question about what the user said ("what did I name my cat"): the user's own messages.
-    const own = eventsOfKind(db, out.map((r) => r.seq), 'user_message');
+    const own = seqsPassingFilters(db, out.map((r) => r.seq), { kind: 'user_message' });
     for (const r of out) if (own.has(r.seq)) r.score *= 1 + SELF_SHARE;
   }
   out.sort(byScore);
@@ -496,16 +496,6 @@ function eventsHolding(db: SearchDatabase, seqs: readonly number[], answer: Answ
   eachStoredText(db, seqs, (seq, text) => {
     if (holdsAnswerType(text, answer)) out.add(seq);
   });
-  return out;
-}
-
-/** Of `seqs`, the events of kind `kind`, 500 rows a query. */
-function eventsOfKind(db: SearchDatabase, seqs: readonly number[], kind: string): Set<number> {
-  const out = new Set<number>();
-  for (let i = 0; i < seqs.length; i += 500) {
-    const chunk = seqs.slice(i, i + 500);
-    for (const r of cached(db, `SELECT seq FROM events WHERE seq IN (${chunk.map(() => '?').join(', ')}) AND kind = ?`).all(...chunk, kind)) out.add(Number(r.seq));
-  }
   return out;
 }
 

@@ -19,7 +19,7 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, wri
 import { InvalidInputError, errorMessage } from '../errors';
 
 /** Goes into every redacted event's `meta.redaction`: bump it whenever the rules change what they catch. */
-export const REDACTION_RULESET_VERSION = '8';
+export const REDACTION_RULESET_VERSION = '9';
 
 /** Builds the text that replaces `secret` (found by a rule of `type`). */
 export type Marker = (type: string, secret: string) => string;
@@ -184,8 +184,11 @@ function isCode(v: string): boolean {
 const VERSION = /^(?:[\^~<>=]|>=|<=)*(?:\d{1,4}:)?v?\d+(?:\.(?:\d+|x|\*)){1,3}(?:[-+~][\w.+~-]+)?$/;
 
 /** What no rule treats as a secret whatever the name says. */
+/** Placeholders joined into a template: `<home_account_id>-<environment>-<credential_type>`. */
+const PLACEHOLDER_CHAIN = /^<[^<>\s]{1,60}>(?:[-_.:/]<[^<>\s]{1,60}>)+$/;
+
 function notALiteral(v: string): boolean {
-  return VERSION.test(v) || PLACEHOLDER.test(v) || PLACEHOLDER_WORDS.test(v) || REFERENCE.test(v) || INTERPOLATION.test(v) || v.includes(MARKER_PREFIX) || /\*{4,}|•{3,}/.test(v);
+  return VERSION.test(v) || PLACEHOLDER.test(v) || PLACEHOLDER_CHAIN.test(v) || PLACEHOLDER_WORDS.test(v) || REFERENCE.test(v) || INTERPOLATION.test(v) || v.includes(MARKER_PREFIX) || /\*{4,}|•{3,}/.test(v);
 }
 
 /** A value that is hard to take for prose: a digit, a symbol or mixed case, and 6 characters or more. */
@@ -399,6 +402,13 @@ function readValue(text: string, p: number, lineMode: boolean, sep: string, envL
   while (q < n && (text[q] === ' ' || text[q] === '\t')) q++;
   // Python/C# string prefixes: f"…", b'…', r"…", @"…", $"…"
   if (q + 1 < n && /[fbruFBRU@$]/.test(text[q]) && isQuote(text[q + 1]) && (q === 0 || !/\w/.test(text[q - 1]))) q++;
+  if (sep === '>') {
+    // an element's text, up to its closing tag on the same line (not a quoted string after `<token>`)
+    const close = text.indexOf('</', q);
+    const nl = text.indexOf('\n', q);
+    if (close < 0 || (nl >= 0 && nl < close)) return undefined;
+    return { start: q, end: close, quoted: true, after: close };
+  }
   if (text[q] === '\\' && text[q + 1] === '"') {
     const close = text.indexOf('\\"', q + 2);
     if (close < 0) return undefined;
@@ -417,12 +427,6 @@ function readValue(text: string, p: number, lineMode: boolean, sep: string, envL
     // `"""` and `''` at the start of a block are not values.
     return { start: q + 1, end: e, quoted: true, after: e + 1 };
   }
-  if (sep === '>') {
-    const close = text.indexOf('</', q);
-    const nl = text.indexOf('\n', q);
-    if (close < 0 || (nl >= 0 && nl < close)) return undefined;
-    return { start: q, end: close, quoted: true, after: close };
-  }
   if (lineMode) {
     let e = q;
     // (a NUL ends a value too: `/proc/<pid>/environ`, `env -0`, `find -print0`)
@@ -431,7 +435,8 @@ function readValue(text: string, p: number, lineMode: boolean, sep: string, envL
     // a trailing comment, then trailing punctuation and blanks
     const comment = /(?:^|[ \t])(?:#|\/\/).*$/.exec(value);
     if (comment) value = value.slice(0, comment.index);
-    value = value.replace(/[ \t]+$/, '').replace(/["'}\]]*[,;]?$/, (t) => (value.length > t.length ? '' : t));
+    // (an array type's `[]` stays: `idToken: string[];`)
+    value = value.replace(/[ \t]+$/, '').replace(/(?<!\[)["'}\]]*[,;]?$/, (t) => (value.length > t.length ? '' : t));
     if (value.length === 0) return undefined;
     return { start: q, end: q + value.length, quoted: false, after: q + value.length };
   }
@@ -482,14 +487,17 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   let v = value.trim();
   if (how.sep === ' ') v = v.replace(/[.,:;!?)]+$/, '');
   if (v.length < 3 || notALiteral(v)) return false;
-  if (/^[-+]?\d+(?:\.\d+)?$/.test(v)) return how.passwordish && v.length >= 4 && how.sep !== ' ' && !how.quotedName;
+  // (a number in code is a number: `const SIGN_IN_SUBMIT_PASSWORD = 100004;`)
+  if (/^[-+]?\d+(?:\.\d+)?$/.test(v)) return how.passwordish && v.length >= 4 && how.sep !== ' ' && !how.quotedName && (how.quoted || !how.spaced || how.lineMode);
   if (/^0x[0-9a-fA-F]{1,8}$/.test(v)) return false; // a hex number: `USERNAME_PASSWORD: 0x02`, `STENCIL_PASS: 0x0B96`
   // A comparison with a word is a parser's or a protocol's (`token == "async"`, `key === "Enter"`); a password's
   // comparison, or one with a generated value, still gives the secret away (`if password == "…"`).
   if (how.sep === '==' && !how.passwordish && !looksRandom(v.replace(/^["'`]|["'`]$/g, ''), 8)) return false;
   // A constant spelling its own name: `REFRESH_TOKEN = "refresh_token"`, `nullOrEmptyToken = "null_or_empty_token"`.
   if (Math.abs(v.length - how.name.length) <= 8 && /^[A-Za-z][\w.-]*$/.test(v) && spelled(v) === spelled(how.name)) return false;
-  if (PATH.test(v) && !looksRandom(v)) return false;
+  if (PATH.test(v) && !v.split(/[/\\]/).some((segment) => looksRandom(segment))) return false;
+  // A setting's key, dotted words (`ENCRYPTION_KEY = "msal.cache.encryption"`, `"scroll.openai.apiKey"`).
+  if (/^[a-z][A-Za-z]*(?:\.[a-z][A-Za-z]*){2,}$/.test(v)) return false;
   if (/^https?:\/\/[^\s@]*$/.test(v)) return false; // a URL without credentials (the URL rule handles those)
   if (strength === 'weak' || (how.quotedName && !how.quoted)) {
     // `"password": password` in a dict or object literal is a variable unless it looks generated.
@@ -502,11 +510,16 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   if (how.quoted) {
     const words = v.split(/\s+/).length;
     if (words >= 5 || (words >= 3 && /[.!?:]$/.test(v))) return false;
+    // A list of names: `IDTOKEN_TOKEN_REFRESHTOKEN: "id_token token refresh_token"`.
+    if (words >= 2 && v.split(/\s+/).every((w) => /^[a-z]+(?:_[a-z]+)*$/.test(w) && nameStrength(w) !== 'none')) return false;
     if (how.sep === ' ' && !(looksRandom(v) || (/\d/.test(v) && /[A-Za-z]/.test(v) && !/\s/.test(v)))) return false;
     return true;
   }
   // Unquoted with blanks inside is prose or code: `credentials: google.auth.Credentials, the …`.
   if (/\s/.test(v)) return false;
+  // A member's unquoted value is an expression (`self.token = nextchar`, `this.secret = EOF`), and so is a capitalised
+  // word without digits (`token=EOF`, `PASSWORD=CHANGEME`): unless either looks generated.
+  if ((/^(?:self|this)\./.test(how.name) || /^[A-Z][A-Z_]*$/.test(v)) && !looksRandom(v, 12)) return false;
   if ((how.sep === ':' || how.sep === '=') && isTypeAnnotation(v) && !/\d/.test(v)) return false;
   if (isCode(v)) return false;
   // A bare name that names a secret itself is a variable: `password=password`, `token: accessToken`.
@@ -524,6 +537,8 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
     if (/^[A-Z][A-Z0-9_]*$/.test(v) || /^[-[*&({<]/.test(v) || /:$/.test(v) || (/=$/.test(v) && !(/^[A-Za-z0-9+/._:-]{16,}={1,2}$/.test(v) && looksRandom(v.replace(/=+$/, ''))))) return false;
     return looksRandom(v) || ((how.flag || how.lineMode) && secretLike(v)) || (how.netrc && v.length >= 4);
   }
+  // A statement ending in `;` is code too, wherever it starts: `password = strict;`, `key = arg.slice(-1)[0];`.
+  if (how.spaced && how.sep === '=' && how.next === ';') return looksRandom(v, 12);
   // In code, an unquoted right-hand side is an expression: `id_token = result`, `token = 1*tchar`, Haskell's and R's
   // `apiKey <- fromMaybe …`.
   if ((how.spaced && !how.lineMode && how.sep === '=') || how.sep === '<-') return looksRandom(v, 12);
@@ -608,13 +623,29 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     const attr = quotedName ? /^\s+value\s*=\s*/i.exec(text.slice(p, p + 20)) : null;
     // `define('DB_PASSWORD', '…')`, `headers.set("X-Api-Key", "…")`, Elixir's `fetch_env.("SECRET", "…")`:
     // a quoted name as a call's first argument.
-    const setter = quotedName && /[\w$]\.?\([ \t]*$/.test(text.slice(Math.max(0, openQuote - 8), openQuote));
+    // A later argument after quoted ones names the next as well, when the next looks generated: Gradle's
+    // `buildConfigField("String", "API_KEY", "\"…\"")`, `resValue("string", "maps_key", "…")` (not `Consumer("key", "secret", "application")`).
+    const argument = quotedName ? /[\w$]\.?\([ \t]*((?:(?:"[^"\n]{0,40}"|'[^'\n]{0,40}')[ \t]*,[ \t]*){0,3})$/.exec(text.slice(Math.max(0, openQuote - 160), openQuote)) : null;
+    const setter = argument !== null;
+    const laterArgument = argument !== null && argument[1] !== '';
     // `(("x-goog-api-key", "…"),)`, `[["X-Api-Key", "…"]]`: a quoted name first in a tuple or an array is a pair's name
     // only for a generated value (`("password", "email")` lists form fields).
     const pair = quotedName && !setter && /(?:^|[^\w$.\]])[([][ \t]*$/.test(text.slice(Math.max(0, openQuote - 8), openQuote));
     // `client.setApiKey("…")`, `.withToken('…')`: a literal handed to a call named for a secret.
     const call = !quotedName && text[p] === '(' ? /^\([ \t]*(?=["'`])/.exec(text.slice(p, p + 8)) : null;
-    const sep = attr ? { end: p + attr[0].length, sep: '=' } : call ? { end: p + call[0].length, sep: '(' } : readSeparator(text, p, setter || pair, xml);
+    // Markup that names the value in one place and holds it in the next: a plist's `<key>ApiToken</key> <string>…</string>`,
+    // Android's `<string name="api_secret">…</string>`, Java's `<entry key="password">…</entry>`.
+    const plist = !quotedName && text[p] === '<' && text.startsWith('<key>', s - 5) ? /^<\/key>[ \t]*(?:\r?\n[ \t]*)?<string>/.exec(text.slice(p, p + 80)) : null;
+    const element = quotedName && text[p] === '>' && text[openQuote] === '"' && /<[\w:.-]+(?:[ \t]+[\w:.-]+="[^"\n<>]*")*[ \t]+(?:name|key)=$/.test(text.slice(Math.max(0, openQuote - 120), openQuote));
+    const sep = attr
+      ? { end: p + attr[0].length, sep: '=' }
+      : call
+        ? { end: p + call[0].length, sep: '(' }
+        : plist
+          ? { end: p + plist[0].length, sep: '>' }
+          : element
+            ? { end: p + 1, sep: '>' }
+            : readSeparator(text, p, setter || pair, xml);
     if (!sep) continue;
     // `type CipherKey = …`, `class TokenStore:`, `interface Secret {`: declarations, not values.
     if (/(?:^|[^\w])(?:type|interface|class|enum|struct|def|function|func|fn|trait|impl|namespace|module)[ \t]+$/.test(text.slice(Math.max(0, s - 12), s))) continue;
@@ -628,7 +659,7 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     let strength = nameStrength(prev && !quotedName ? `${prev[1]}_${named}` : named) === 'none' ? 'none' : nameStrength(named);
     if (strength === 'none' || (call && strength !== 'strong')) continue;
     // A call's literal must look generated, as a weak name's value does (`setPassword("Enter it")` is text); so must a pair's.
-    if (call || (pair && sep.sep === ',')) strength = 'weak';
+    if (call || laterArgument || (pair && sep.sep === ',')) strength = 'weak';
     // After blanks alone: a strong name's value, and a generated value of a `--key` or `--auth` flag
     // (`netlify deploy --auth <token>`; the weak branch of secretValue wants it generated).
     const weakFlag = flag && strength === 'weak' && nameWords(name).some((w) => w === 'key' || w === 'auth');
@@ -645,10 +676,12 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     if (!value) continue;
     let vs = value.start;
     let secret = text.slice(vs, value.end);
+    // A literal that holds a literal (Gradle's `"\"…\""`): the inner one is the value.
+    if (value.quoted && secret.length > 4 && secret.startsWith('\\"') && secret.endsWith('\\"')) (vs += 2), (secret = secret.slice(2, -2));
     // openssl's `-passin pass:…`, `-pass pass:…`
     if (/^pass:/.test(secret)) (vs += 5), (secret = secret.slice(5));
     // YAML block scalars `password: |` hold the value on the lines below.
-    if (!value.quoted && /^[|>][-+]?$/.test(secret)) {
+    if (!value.quoted && /^[|>][-+]?$/.test(secret) && sep.sep === ':') {
       const block = /^\r?\n([ \t]+)\S[^\n]*(?:\r?\n\1[^\n]*)*/.exec(text.slice(value.end));
       if (block && strength === 'strong') {
         const start = value.end + block[0].indexOf(block[1]) + block[1].length;
@@ -1223,12 +1256,20 @@ function editLines(text: string, head: RegExp, edit: (line: string, m: RegExpExe
 /** `expect "Password:"` (Tcl expect, pexpect's spawn scripts), then the `send` that answers it: the password. */
 const EXPECT_SEND_PASSWORD = /(\bexpect[ \t]+(?:-(?:re|ex|gl)[ \t]+)?["'{][^"'\n}]{0,60}(?:pass(?:phrase)?|assword)[^"'\n}]{0,20}["'}][^\n]{0,200}\r?\n[ \t]*send[ \t]+(?:--[ \t]+)?["'{])([^"'\n}\\]+)((?:\\[rn])*["'}])/gi;
 
-/** A `.pgpass` line: `host:port:database:user:password`. */
-const PGPASS_LINE = /^([\w.*-]+:(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:)(\S{3,})$/gm;
+/**
+ * A `.pgpass` line: `host:port:database:user:password`. The password holds no `:` unless escaped (`\:`), which keeps
+ * `/etc/shadow`'s `daemon:*:19683:0:99999:7:::` out.
+ */
+const PGPASS_LINE = /^([\w.*-]+:(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:)((?:[^\s:\\]|\\\S){3,})$/gm;
+/** The same line inside a JSON string (another agent's transcript): after `\n` or the string's opening quote, up to `\n` or its end. */
+const PGPASS_ESCAPED_LINE = /((?:\\n|(?<=[:,[][ \t]*)")[\w.*-]+:(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:)([^\s:\\"]{3,})(?=\\[rn]|"[ \t]*[,}\]])/g;
 
 function redactPgpass(text: string, mark: Marker): string {
+  const one = (all: string, head: string, secret: string) => (notALiteral(secret) ? all : head + mark('password', secret));
   PGPASS_LINE.lastIndex = 0;
-  return text.replace(PGPASS_LINE, (all, head: string, secret: string) => (notALiteral(secret) ? all : head + mark('password', secret)));
+  PGPASS_ESCAPED_LINE.lastIndex = 0;
+  const out = text.replace(PGPASS_LINE, one);
+  return out.includes('\\') || out.includes('"') ? out.replace(PGPASS_ESCAPED_LINE, one) : out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1800,7 +1841,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'url_password', apply: redactUrls, trigger: /:(?=\/\/[^\s/]*@)/, needs: ['://'] },
   { type: 'bearer_token', apply: redactAuthorization, trigger: /authorization|bearer/i, atWord: /authorization|bearer/iy },
   { type: 'password', apply: redactCommands, trigger: COMMAND_TRIGGER },
-  { type: 'password', apply: redactPgpass, trigger: /:(?<=(?:^|\n)[\w.*-]+:)(?=(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:\S{3})/ },
+  { type: 'password', apply: redactPgpass, trigger: /:(?<=(?:^|\n|\\n|")[\w.*-]+:)(?=(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:[^\s:]{3})/ },
   {
     // An expect script answering a password prompt: `expect "password:"` then `send "…\r"`.
     type: 'password',
@@ -2024,6 +2065,13 @@ export class Redactor {
    */
   private readonly dispatch: {
     literal: Array<{ rule: number; needs: readonly string[]; trigger: RegExp }>;
+    /**
+     * The literals of all `literal` rules, found in one pass (`literalsIn`): `scan` alternates them,
+     * longest first; `implied[i]`, for the literal `scan` matched (by `at`), every literal that is
+     * a prefix of it (they start at the same place, where the alternation reports only one);
+     * `ofRule[j]`, the literals of `literal[j]`.
+     */
+    literals: { scan: RegExp; at: Map<string, number>; implied: number[][]; ofRule: number[][]; count: number };
     words: { rules: number[]; at: RegExp[] } | undefined;
     /** Case-insensitive triggers without `atWord`, each tested on its own. */
     alone: Array<{ rule: number; trigger: RegExp }>;
@@ -2074,8 +2122,17 @@ export class Redactor {
       const words = all.filter((i) => this.rules[i].atWord);
       const alone = all.filter((i) => caseless(this.rules[i]) && !this.rules[i].atWord);
       const scanned = all.filter((i) => !caseless(this.rules[i]) && !this.rules[i].needs?.length);
+      const distinct = [...new Set(literal.flatMap((i) => this.rules[i].needs!))].sort((a, b) => b.length - a.length);
+      const literalIndex = new Map(distinct.map((w, i) => [w, i]));
       this.dispatch = {
         literal: literal.map((i) => ({ rule: i, needs: this.rules[i].needs!, trigger: copy(this.rules[i].trigger!) })),
+        literals: {
+          scan: new RegExp(distinct.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g'),
+          at: literalIndex,
+          implied: distinct.map((w) => distinct.flatMap((v, k) => (w.startsWith(v) ? [k] : []))),
+          ofRule: literal.map((i) => this.rules[i].needs!.map((w) => literalIndex.get(w)!)),
+          count: distinct.length,
+        },
         words: words.length === 0 ? undefined : { rules: words, at: words.map((i) => copy(this.rules[i].atWord!)) },
         alone: alone.map((i) => ({ rule: i, trigger: copy(this.rules[i].trigger!) })),
         scan:
@@ -2146,8 +2203,17 @@ export class Redactor {
     const d = this.dispatch!;
     let needed: Uint8Array | null = null;
     this.nameHits = undefined;
-    for (const { rule, needs, trigger } of d.literal) {
-      if (needs.some((w) => text.includes(w)) && trigger.test(text)) (needed ??= new Uint8Array(this.rules.length))[rule] = 1;
+    // Every literal in one pass rather than a string search of the text for each (a third less time).
+    const { scan, at, implied, ofRule, count } = d.literals;
+    const present = new Uint8Array(count);
+    let seen = 0;
+    scan.lastIndex = 0;
+    for (let m = scan.exec(text); m !== null && seen < count; m = scan.exec(text)) {
+      for (const k of implied[at.get(m[0])!]) if (present[k] === 0) (present[k] = 1), seen++;
+      scan.lastIndex = m.index + 1; // literals may overlap
+    }
+    for (let j = 0; j < d.literal.length; j++) {
+      if (ofRule[j].some((k) => present[k] !== 0) && d.literal[j].trigger.test(text)) (needed ??= new Uint8Array(this.rules.length))[d.literal[j].rule] = 1;
     }
     if (d.words) {
       // Every place a word starts, one after another (the next scan starts a character on: words

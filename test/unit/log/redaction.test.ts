@@ -133,6 +133,55 @@ test('secrets set through a CLI, handed to a client or a signer, in a webhook pa
 });
 
 // Rule set 7 (set Q): generic secrets by the command that prints or sets them, a SQL row's column, a labelled output line.
+test('rule set 9: markup pairs, later call arguments and .pgpass lines inside JSON are redacted; code that only names a secret is kept', () => {
+  const r = new Redactor();
+  const key = '42de0d7034e93050f3b2fa3bffce0f2f';
+  const cases: Array<[string, string]> = [
+    // a plist's key and string, Android's and Java's named elements
+    ['\t<key>ContentfulDeliveryToken</key>\n\t<string>h9PWXePyKnOWWMS39cZKzuhF1bAhTnxvJMQlC6gm3HA</string>', '\t<key>ContentfulDeliveryToken</key>\n\t<string>[REDACTED:secret]</string>'],
+    ['<key>Password</key><string>Hunter22!x</string>', '<key>Password</key><string>[REDACTED:secret]</string>'],
+    ['<string name="stripe_secret">Xk29fQwL0pTz7mNb4vRc8yH</string>', '<string name="stripe_secret">[REDACTED:secret]</string>'],
+    ['<entry key="db.password">Hunter22!x</entry>', '<entry key="db.password">[REDACTED:secret]</entry>'],
+    // a secret's quoted name as a later argument, and a literal inside a literal
+    [`buildConfigField("String", "OWM_API_KEY", "\\"${key}\\"")`, 'buildConfigField("String", "OWM_API_KEY", "\\"[REDACTED:secret]\\"")'],
+    ['resValue("string", "maps_api_key", "Xk29fQwL0pTz7mNb4vRc")', 'resValue("string", "maps_api_key", "[REDACTED:secret]")'],
+    // a .pgpass line inside another agent's JSON record
+    ['{"content":"db01.internal:5432:app_prod:app:Qwfquq11#vul\\nx","n":1}', '{"content":"db01.internal:5432:app_prod:app:[REDACTED:password]\\nx","n":1}'],
+    ['{"out":"a\\ndb01:5432:app:app:Qwfquq11#vul"}', '{"out":"a\\ndb01:5432:app:app:[REDACTED:password]"}'],
+    ['db01.internal:5432:app_prod:app:Qwfquq11#vul', 'db01.internal:5432:app_prod:app:[REDACTED:password]'],
+    // still secrets: a password's number in an env file, a quoted one in code
+    ['DB_PASSWORD=123456', 'DB_PASSWORD=[REDACTED:secret]'],
+    ['const password = "123456";', 'const password = "[REDACTED:secret]";'],
+  ];
+  for (const [input, want] of cases) assert.equal(r.redact(input), want, input);
+  for (const kept of [
+    // names and prose in markup and calls
+    '<string name="app_name">Weather</string>',
+    '\t<key>NSCameraUsageDescription</key>\n\t<string>We use the camera to scan tokens.</string>',
+    'buildConfigField("String", "API_BASE_URL", "\\"https://api.acme.io\\"")',
+    'consumer = Consumer("key", "secret", "application")',
+    // /etc/shadow and passwd lines are not .pgpass lines
+    'root:*:19683:0:99999:7:::\ndaemon:*:19683:0:99999:7:::',
+    'daemon:*:1:1:daemon:/usr/sbin:/usr/sbin/nologin',
+    // a table drawn in a comment after a secret's name is no YAML block (undici's SOCKS5 client)
+    '    // |VER | ULEN |  UNAME   | PLEN |  PASSWD  |\n    // +----+------+----------+------+----------+\n    // | 1  |  1   | 1 to 255 |  1   | 1 to 255 |',
+    // an element named for a secret, then a quoted string that is not its text (zsh's curl completion)
+    "  --oauth2-bearer'[OAuth 2 Bearer Token]':'<token>' \\\n  --proto'[Enable/disable PROTOCOLS]':'<protocols>' \\",
+    // code: members set from variables, statements, numbers, constants, lists of names, setting keys, types, templates
+    '                    self.token = nextchar',
+    'print("shlex: token=EOF")',
+    '            token = comment;',
+    '                password = strict;',
+    'export const SIGN_IN_SUBMIT_PASSWORD = 100004;',
+    '    IDTOKEN_TOKEN_REFRESHTOKEN: "id_token token refresh_token",',
+    'const ENCRYPTION_KEY = "msal.cache.encryption";',
+    'export const SIGNIN_TOKEN = "/oauth2/v2.0/token";',
+    '    idToken: string[];',
+    ' * Credential: <home_account_id*>-<environment>-<credential_type>-<client_id>-<realm*>-<target*>',
+    '\t\t$last_update_token = "\\"$last_update_token\\"";',
+  ]) assert.equal(r.redact(kept), kept);
+});
+
 test('rule set 8: a secret found once in a text is hidden wherever else that text repeats it; "&" inside a line\'s NAME=value is part of the value', () => {
   const r = new Redactor();
   const key = '6d0e711d72d74daeb2b0bfd2a5cdfdba';

@@ -149,7 +149,8 @@ function isTypeAnnotation(v: string): boolean {
     if (TYPE_WORDS.has(base.toLowerCase())) return true;
     // PascalCase letters only (a class or interface name), possibly dotted: `Token`, `crypto.KeyObject`.
     // A generated value of letters alone (`GjhhTSDzFjvrnMaM`) is no class name: its words are too short.
-    return (/^(?:[A-Za-z_]\w*\.)*[A-Z][a-z]+(?:[A-Z][a-z]*)*$/.test(base) && !looksRandom(base, 12)) || /^['"][^'"]*['"]$/.test(base);
+    // (also a type parameter's or an interface's, one capital before the word: `TOperator`, `IToken`)
+    return (/^(?:[A-Za-z_]\w*\.)*[A-Z]?[A-Z][a-z]+(?:[A-Z][a-z]*)*$/.test(base) && !looksRandom(base, 12)) || /^['"][^'"]*['"]$/.test(base);
   });
 }
 
@@ -379,6 +380,12 @@ function readSeparator(text: string, p: number, setter: boolean, xml: boolean): 
   return undefined;
 }
 
+/** Whether `tail`, the end of `value`, closes brackets opened inside it (`Optional[str]`, `arg.slice(-1)[0]`): then it is the value's. */
+function balances(value: string, tail: string): boolean {
+  const open = value.split('[').length - 1;
+  return open > 0 && open >= value.split(']').length - 1 && tail.startsWith(']');
+}
+
 /** Whether the name starting at `s` begins its line (env files, YAML, INI, shell): `export X=…`, `  - password: …`. */
 function startsLine(text: string, s: number): boolean {
   // The prefix is short (indentation, `export `, `- `): no need to look further back than 40 characters.
@@ -436,7 +443,9 @@ function readValue(text: string, p: number, lineMode: boolean, sep: string, envL
     const comment = /(?:^|[ \t])(?:#|\/\/).*$/.exec(value);
     if (comment) value = value.slice(0, comment.index);
     // (an array type's `[]` stays: `idToken: string[];`)
-    value = value.replace(/[ \t]+$/, '').replace(/(?<!\[)["'}\]]*[,;]?$/, (t) => (value.length > t.length ? '' : t));
+    value = value.replace(/[ \t]+$/, '').replace(/(?<!\[)["'}\]]*[,;]?$/, (t) => (value.length > t.length && !balances(value, t) ? '' : t));
+    // a Python signature's end: `resource_owner_secret: str):`
+    if (/^[A-Za-z_][\w.]*\):$/.test(value)) value = value.slice(0, -2);
     if (value.length === 0) return undefined;
     return { start: q, end: q + value.length, quoted: false, after: q + value.length };
   }
@@ -487,6 +496,12 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   let v = value.trim();
   if (how.sep === ' ') v = v.replace(/[.,:;!?)]+$/, '');
   if (v.length < 3 || notALiteral(v)) return false;
+  // A colour (`Token: '#ffffff'`), a CSS selector (`password: "[type=password]"`), a regular expression
+  // (`jsonnet_token = r'[^\W\d]\w*'`), a permission or a mode (`id-token: write`, `credentials: 'include'`).
+  if (/^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/.test(v) || /^\[[\w-]+(?:[~|^$*]?=[^\]]*)?\]$/.test(v)) return false;
+  if ((/\\[wdsWDSb]/.test(v) && /[[\]*+?]|\(\?/.test(v)) || /^(?:read|write|none|include|omit|same-origin)$/.test(v)) return false;
+  // Appended to or joined with something (`MSG += 'or a KeyObject'`, `" --username=" + auth`): a message or a template.
+  if ((how.sep === '+=' || how.next === '+') && !looksRandom(v, 12)) return false;
   // (a number in code is a number: `const SIGN_IN_SUBMIT_PASSWORD = 100004;`)
   if (/^[-+]?\d+(?:\.\d+)?$/.test(v)) return how.passwordish && v.length >= 4 && how.sep !== ' ' && !how.quotedName && (how.quoted || !how.spaced || how.lineMode);
   if (/^0x[0-9a-fA-F]{1,8}$/.test(v)) return false; // a hex number: `USERNAME_PASSWORD: 0x02`, `STENCIL_PASS: 0x0B96`
@@ -499,6 +514,8 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   // A setting's key, dotted words (`ENCRYPTION_KEY = "msal.cache.encryption"`, `"scroll.openai.apiKey"`).
   if (/^[a-z][A-Za-z]*(?:\.[a-z][A-Za-z]*){2,}$/.test(v)) return false;
   if (/^https?:\/\/[^\s@]*$/.test(v)) return false; // a URL without credentials (the URL rule handles those)
+  // (code, whatever the name: `SERVER_AUTH = ObjectIdentifier("1.3.6.1.5.5.7.3.1")`, `key = arg.slice(-1)[0]`)
+  if (!how.quoted && strength === 'weak' && isCode(v)) return false;
   if (strength === 'weak' || (how.quotedName && !how.quoted)) {
     // `"password": password` in a dict or object literal is a variable unless it looks generated.
     if (UUID.test(v) && strength === 'weak' && !how.paired) return false;
@@ -512,7 +529,9 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
     if (words >= 5 || (words >= 3 && /[.!?:]$/.test(v))) return false;
     // A list of names: `IDTOKEN_TOKEN_REFRESHTOKEN: "id_token token refresh_token"`.
     if (words >= 2 && v.split(/\s+/).every((w) => /^[a-z]+(?:_[a-z]+)*$/.test(w) && nameStrength(w) !== 'none')) return false;
-    if (how.sep === ' ' && !(looksRandom(v) || (/\d/.test(v) && /[A-Za-z]/.test(v) && !/\s/.test(v)))) return false;
+    if (how.sep === ' ' && (v.length < 6 || !(looksRandom(v) || (/\d/.test(v) && /[A-Za-z]/.test(v) && !/\s/.test(v))))) return false;
+    // a constant's name (`TOKEN: "TOKEN_STRING"`)
+    if (/^[A-Z]+(?:_[A-Z]+)+$/.test(v)) return false;
     return true;
   }
   // Unquoted with blanks inside is prose or code: `credentials: google.auth.Credentials, the …`.
@@ -534,7 +553,8 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
     // `--token abc123`, `.netrc`'s `password s3cr3t`, `aws configure set aws_secret_access_key <generated>`;
     // not `password field`, `token sqlite3 database`, `--password PASSWORD`.
     // (`=` ends a label unless it pads a long generated value: base64 `…==`)
-    if (/^[A-Z][A-Z0-9_]*$/.test(v) || /^[-[*&({<]/.test(v) || /:$/.test(v) || (/=$/.test(v) && !(/^[A-Za-z0-9+/._:-]{16,}={1,2}$/.test(v) && looksRandom(v.replace(/=+$/, ''))))) return false;
+    // (nor a setting after a verb: `Pass type_comments=True to …`)
+    if (/^[A-Z][A-Z0-9_]*$/.test(v) || /^[-[*&({<]/.test(v) || /:$/.test(v) || /^[A-Za-z_][\w.-]*=[^=]/.test(v) || (/=$/.test(v) && !(/^[A-Za-z0-9+/._:-]{16,}={1,2}$/.test(v) && looksRandom(v.replace(/=+$/, ''))))) return false;
     return looksRandom(v) || ((how.flag || how.lineMode) && secretLike(v)) || (how.netrc && v.length >= 4);
   }
   // A statement ending in `;` is code too, wherever it starts: `password = strict;`, `key = arg.slice(-1)[0];`.
@@ -649,6 +669,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     if (!sep) continue;
     // `type CipherKey = …`, `class TokenStore:`, `interface Secret {`: declarations, not values.
     if (/(?:^|[^\w])(?:type|interface|class|enum|struct|def|function|func|fn|trait|impl|namespace|module)[ \t]+$/.test(text.slice(Math.max(0, s - 12), s))) continue;
+    // A docstring's field list: `:param token: …`, `:type password: str`, `@param {string} token …`.
+    if (/(?::(?:param|type|arg|argument|keyword|kwarg|ivar|cvar|var|raises)[ \t]+(?:[\w.[\], ]{1,40}[ \t]+)?|@param[ \t]+(?:\{[^}\n]{0,60}\}[ \t]+)?)$/.test(text.slice(Math.max(0, s - 80), s))) continue;
     const name = text.slice(s, e);
     // `dataSource.setPassword("…")`, `.with_token('…')`: the verb says the literal is what the secret is set to.
     const named = call ? name.replace(/(^|[.:>])(?:set|with|use)_?(?=[A-Z_])/, '$1') : name;
@@ -705,7 +727,7 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     const next = text[nx] ?? '';
     const passwordish = nameWords(name).some((w) => /pass|pwd|pin/.test(w));
     const spaced = /[ \t]$/.test(text.slice(p, sep.end - sep.sep.length) + (sep.sep === ' ' ? ' ' : '')) && /^[ \t]/.test(text.slice(sep.end, sep.end + 1));
-    const netrc = sep.sep === ' ' && /(?:\bmachine[ \t]+\S+|\bdefault|\blogin[ \t]+\S+)\s+$/.test(text.slice(Math.max(0, s - 200), s));
+    const netrc = sep.sep === ' ' && /^pass(?:word|wd)?$/i.test(name) && /(?:\bmachine[ \t]+\S+|\bdefault|\blogin[ \t]+\S+)\s+$/.test(text.slice(Math.max(0, s - 200), s));
     // Only a UUID or a hex digest needs the user beside it (secretValue's weak branch): the line is read for those alone.
     const bare = secret.trim();
     // In a URL's query a key's hex value is the key (`?key=<hex>&…`), as when a user is named beside it.
@@ -1119,7 +1141,8 @@ function redactAuthorization(text: string, mark: Marker): string {
     }
     if (gap !== undefined && cred !== undefined) {
       // `Authorization: Basic dXNlcjpwYXNz`, `Authorization: Bearer eyJ…`, `Authorization: token ghp_…`
-      if (cred.includes(MARKER_PREFIX) || notALiteral(cred) || cred.length < 8) return all;
+      // (nor the next flag of a command line: `--allow-interactive-authorization=no --augment-creds=no`)
+      if (cred.includes(MARKER_PREFIX) || notALiteral(cred) || cred.length < 8 || cred.startsWith('--')) return all;
       // After a blank alone, the words may be prose (`Authorization 'Basic authentication failed'`).
       if (!/[:=,]/.test(head) && !(isBase64Credentials(cred) || looksRandom(cred, 16) || secretLike(cred))) return all;
       // Rails' `Authorization: Token token=<v>` (PagerDuty): the label stays.
@@ -1499,7 +1522,8 @@ function redactUrlPaths(text: string, mark: Marker): string {
       if (seg.length > 0 && !seg.includes(MARKER_PREFIX)) {
         if (afterKey && looksRandom(seg, 16)) spans.push([at, at + seg.length]);
         if (afterHook && /\d/.test(seg) && /^[\w-]+$/.test(seg) && !UUID.test(seg) && hookFrom < 0) hookFrom = at;
-        if (hookFrom >= 0 && /\d/.test(seg) && /[A-Za-z]/.test(seg) && seg.length >= 6) hookMixed = true;
+        // (a word and its version, `…/staging/deploy/maven2`, `oauth2`, is a name)
+        if (hookFrom >= 0 && /\d/.test(seg) && /[A-Za-z]/.test(seg) && seg.length >= 6 && !/^[A-Za-z]+\d{1,2}$/.test(seg)) hookMixed = true;
         afterKey = PATH_KEY_SEGMENT.test(seg);
         if (HOOK_SEGMENT.test(seg)) afterHook = true;
       }

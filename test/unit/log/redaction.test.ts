@@ -179,7 +179,25 @@ test('rule set 9: markup pairs, later call arguments and .pgpass lines inside JS
     '    idToken: string[];',
     ' * Credential: <home_account_id*>-<environment>-<credential_type>-<client_id>-<realm*>-<target*>',
     '\t\t$last_update_token = "\\"$last_update_token\\"";',
+    // colours, selectors, regexes, permissions and modes; appended or joined strings; calls and types
+    "    Token:              '#ffffff',", '    password: "[type=password]",', "jsonnet_token = r'[^\\W\\d]\\w*'",
+    '    id-token: write # required for npm provenance via OIDC', "    credentials: 'include',",
+    "MSG_INVALID_SECRET += 'or a KeyObject';", '        creds = " --username=" + auth',
+    'SERVER_AUTH = ObjectIdentifier("1.3.6.1.5.5.7.3.1")', '        key = arg.slice(-1)[0];', '    readonly operatorToken: TOperator;',
+    '    passphrase: Optional[PassphraseCallableT],', '                            resource_owner_secret: str):',
+    // prose and docstrings: a word after "token", "default token values", "Pass x=True", a field list, a constant's name
+    '**   will not match documents that contain the token "1st" (as the tokenizer',
+    ' "comment": "Implement DesignToken root-element registration for CSS custom property emission of default token values",',
+    '    Pass type_comments=True to get back type comments where the syntax allows.',
+    '        :param token: REQUIRED.  The token that the client wants to get revoked.',
+    ' *       TOKEN: "TOKEN_STRING", // => replace all "TOKEN_STRING" with  `**********`.',
+    // a command line's next flag is no credential; a word and its version in a deploy URL is no hook secret
+    '--allow-interactive-authorization=no --augment-creds=no',
+    '<distMgmtReleasesUrl>https://repository.apache.org/service/local/staging/deploy/maven2</distMgmtReleasesUrl>',
   ]) assert.equal(r.redact(kept), kept);
+  // A base64 value ending in "==" after a flag is still a token.
+  const influx = 'ilO7BBt27HC43VY1zgIj2E1R_zdYYJr9u--ltOKeec7_sXmBIWtNu_E-_en6Qpi4BLdu81jsD-NImnAk5aBHAA==';
+  assert.equal(r.redact(`influx write --bucket b --token ${influx} -f data.lp`).includes(influx), false);
 });
 
 test('rule set 8: a secret found once in a text is hidden wherever else that text repeats it; "&" inside a line\'s NAME=value is part of the value', () => {

@@ -163,6 +163,8 @@ function isCode(v: string): boolean {
   // a regex literal
   if (/^\/.+\/[dgimsuyv]*[;,]?$/.test(v) && /[\\[\]()*+?|^$]/.test(v)) return true;
   if (/^(?:new|await|yield|typeof|function|lambda|async|return|not|this|self|cls|super)\b/.test(v)) return true;
+  // Perl's and PHP's members: `$self->{+PASS}`, `$this->{bindpasswd}`, `$self->causes_fail`
+  if (/^\$[A-Za-z_]\w*(?:->|\{|::)/.test(v)) return true;
   if (/^[!~(]|\|\||&&|\?\?|\s[-+*/?:]\s|^\[|^\{/.test(v)) return true;
   // a member access first, then anything: `t.tokens.length-1`, `self.token or ''`, `opts.key!`
   const member = /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+/.exec(v);
@@ -380,10 +382,10 @@ function readSeparator(text: string, p: number, setter: boolean, xml: boolean): 
   return undefined;
 }
 
-/** Whether `tail`, the end of `value`, closes brackets opened inside it (`Optional[str]`, `arg.slice(-1)[0]`): then it is the value's. */
-function balances(value: string, tail: string): boolean {
-  const open = value.split('[').length - 1;
-  return open > 0 && open >= value.split(']').length - 1 && tail.startsWith(']');
+/** Whether `tail`, the end of `value`, closes a bracket opened before it (`Optional[str]`, `arg.slice(-1)[0]`, `colors['base0']`): then it is the value's. */
+function closesBracket(value: string, tail: string): boolean {
+  const head = value.slice(0, value.length - tail.length);
+  return tail.includes(']') && head.split('[').length > head.split(']').length;
 }
 
 /** Whether the name starting at `s` begins its line (env files, YAML, INI, shell): `export X=…`, `  - password: …`. */
@@ -443,7 +445,7 @@ function readValue(text: string, p: number, lineMode: boolean, sep: string, envL
     const comment = /(?:^|[ \t])(?:#|\/\/).*$/.exec(value);
     if (comment) value = value.slice(0, comment.index);
     // (an array type's `[]` stays: `idToken: string[];`)
-    value = value.replace(/[ \t]+$/, '').replace(/(?<!\[)["'}\]]*[,;]?$/, (t) => (value.length > t.length && !balances(value, t) ? '' : t));
+    value = value.replace(/[ \t]+$/, '').replace(/(?<!\[)["'}\]]*[,;]?$/, (t) => (value.length <= t.length ? t : closesBracket(value, t) ? t.replace(/[,;]$/, '') : ''));
     // a Python signature's end: `resource_owner_secret: str):`
     if (/^[A-Za-z_][\w.]*\):$/.test(value)) value = value.slice(0, -2);
     if (value.length === 0) return undefined;
@@ -509,7 +511,13 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   // comparison, or one with a generated value, still gives the secret away (`if password == "…"`).
   if (how.sep === '==' && !how.passwordish && !looksRandom(v.replace(/^["'`]|["'`]$/g, ''), 8)) return false;
   // A constant spelling its own name: `REFRESH_TOKEN = "refresh_token"`, `nullOrEmptyToken = "null_or_empty_token"`.
-  if (Math.abs(v.length - how.name.length) <= 8 && /^[A-Za-z][\w.-]*$/.test(v) && spelled(v) === spelled(how.name)) return false;
+  // (of a dotted name, its last part: `AttributeOID.CHALLENGE_PASSWORD: "challengePassword"`)
+  const last = how.name.slice(how.name.lastIndexOf('.') + 1);
+  if (Math.abs(v.length - last.length) <= 8 && /^[A-Za-z][\w.-]*$/.test(v) && (spelled(v) === spelled(how.name) || spelled(v) === spelled(last))) return false;
+  // A port (`/etc/services`: `kpasswd  464/tcp`), a path from a variable (`private_key = $dir/private/cakey.pem`).
+  if (/^\d{1,5}\/(?:tcp|udp|sctp)$/.test(v) || /^\$\{?[A-Za-z_]\w*\}?[/\\]/.test(v)) return false;
+  // A Perl or PHP member, cut at its arrow's `>`: `pass => $self->{+PASS}`.
+  if (/^\$[A-Za-z_]\w*-$/.test(v) && how.next === '>') return false;
   if (PATH.test(v) && !v.split(/[/\\]/).some((segment) => looksRandom(segment))) return false;
   // A setting's key, dotted words (`ENCRYPTION_KEY = "msal.cache.encryption"`, `"scroll.openai.apiKey"`).
   if (/^[a-z][A-Za-z]*(?:\.[a-z][A-Za-z]*){2,}$/.test(v)) return false;

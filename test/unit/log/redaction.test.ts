@@ -194,6 +194,10 @@ test('rule set 9: markup pairs, later call arguments and .pgpass lines inside JS
     // a command line's next flag is no credential; a word and its version in a deploy URL is no hook secret
     '--allow-interactive-authorization=no --augment-creds=no',
     '<distMgmtReleasesUrl>https://repository.apache.org/service/local/staging/deploy/maven2</distMgmtReleasesUrl>',
+    // a dotted name spelled by its value, a port, a path from a variable, Perl's members, an index into a table
+    '    AttributeOID.CHALLENGE_PASSWORD: "challengePassword",', 'kpasswd\t\t464/tcp', 'private_key\t= $dir/private/cakey.pem# The private key',
+    '    pass     => $self->{+PASS},', '$rv = $this->{ds}->bind($this->{binddn}, password => $this->{bindpasswd});',
+    "    Token:               colors['base0'],",
   ]) assert.equal(r.redact(kept), kept);
   // A base64 value ending in "==" after a flag is still a token.
   const influx = 'ilO7BBt27HC43VY1zgIj2E1R_zdYYJr9u--ltOKeec7_sXmBIWtNu_E-_en6Qpi4BLdu81jsD-NImnAk5aBHAA==';

@@ -2076,6 +2076,9 @@ function loadOrCreateKey(path: string): Buffer {
 
 // ---------------------------------------------------------------------------------------------
 
+/** Literals this short are looked for one by one in the pre-test (frequent; in the alternation they slow its scan). */
+const SHORT_LITERAL = 2;
+
 export class Redactor {
   readonly enabled: boolean;
   /** As given, plus the generated key when none was: another thread builds the same redactor from it. */
@@ -2098,12 +2101,13 @@ export class Redactor {
   private readonly dispatch: {
     literal: Array<{ rule: number; needs: readonly string[]; trigger: RegExp }>;
     /**
-     * The literals of all `literal` rules, found in one pass (`literalsIn`): `scan` alternates them,
-     * longest first; `implied[i]`, for the literal `scan` matched (by `at`), every literal that is
-     * a prefix of it (they start at the same place, where the alternation reports only one);
-     * `ofRule[j]`, the literals of `literal[j]`.
+     * The literals of all `literal` rules (numbered by `at`), found in one pass: `scan` alternates those of 3
+     * characters or more, longest first; `implied[i]`, for the literal `scan` matched, every literal that is a prefix
+     * of it (they start at the same place, where the alternation reports only one). The shorter ones (`$`, `|`, `('`)
+     * are `short`, each a string search (it stops at the first, and they are frequent). `ofRule[j]`: the literals of
+     * `literal[j]`.
      */
-    literals: { scan: RegExp; at: Map<string, number>; implied: number[][]; ofRule: number[][]; count: number };
+    literals: { scan: RegExp; words: string[]; at: Map<string, number>; implied: number[][]; short: number[]; ofRule: number[][]; count: number };
     words: { rules: number[]; at: RegExp[] } | undefined;
     /** Case-insensitive triggers without `atWord`, each tested on its own. */
     alone: Array<{ rule: number; trigger: RegExp }>;
@@ -2159,9 +2163,11 @@ export class Redactor {
       this.dispatch = {
         literal: literal.map((i) => ({ rule: i, needs: this.rules[i].needs!, trigger: copy(this.rules[i].trigger!) })),
         literals: {
-          scan: new RegExp(distinct.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g'),
+          scan: new RegExp(distinct.filter((w) => w.length > SHORT_LITERAL).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g'),
+          words: distinct,
           at: literalIndex,
-          implied: distinct.map((w) => distinct.flatMap((v, k) => (w.startsWith(v) ? [k] : []))),
+          implied: distinct.map((w) => distinct.flatMap((v, k) => (w.startsWith(v) && v.length > SHORT_LITERAL ? [k] : []))),
+          short: distinct.flatMap((w, k) => (w.length <= SHORT_LITERAL ? [k] : [])),
           ofRule: literal.map((i) => this.rules[i].needs!.map((w) => literalIndex.get(w)!)),
           count: distinct.length,
         },
@@ -2235,13 +2241,14 @@ export class Redactor {
     const d = this.dispatch!;
     let needed: Uint8Array | null = null;
     this.nameHits = undefined;
-    // Every literal in one pass rather than a string search of the text for each (a third less time).
-    const { scan, at, implied, ofRule, count } = d.literals;
+    // The literals in one pass (and a string search for each short one) rather than a string search for each.
+    const { scan, words, at, implied, short, ofRule, count } = d.literals;
     const present = new Uint8Array(count);
-    let seen = 0;
+    let left = count - short.length;
+    for (const k of short) if (text.includes(words[k])) present[k] = 1;
     scan.lastIndex = 0;
-    for (let m = scan.exec(text); m !== null && seen < count; m = scan.exec(text)) {
-      for (const k of implied[at.get(m[0])!]) if (present[k] === 0) (present[k] = 1), seen++;
+    for (let m = left > 0 ? scan.exec(text) : null; m !== null; m = left > 0 ? scan.exec(text) : null) {
+      for (const k of implied[at.get(m[0])!]) if (present[k] === 0) (present[k] = 1), left--;
       scan.lastIndex = m.index + 1; // literals may overlap
     }
     for (let j = 0; j < d.literal.length; j++) {

@@ -523,7 +523,7 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   if (/^[a-z][A-Za-z]*(?:\.[a-z][A-Za-z]*){2,}$/.test(v)) return false;
   if (/^https?:\/\/[^\s@]*$/.test(v)) return false; // a URL without credentials (the URL rule handles those)
   // (code, whatever the name: `SERVER_AUTH = ObjectIdentifier("1.3.6.1.5.5.7.3.1")`, `key = arg.slice(-1)[0]`)
-  if (!how.quoted && strength === 'weak' && isCode(v)) return false;
+  if (!how.quoted && !how.query && strength === 'weak' && isCode(v)) return false;
   if (strength === 'weak' || (how.quotedName && !how.quoted)) {
     // `"password": password` in a dict or object literal is a variable unless it looks generated.
     if (UUID.test(v) && strength === 'weak' && !how.paired) return false;
@@ -548,7 +548,8 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   // word without digits (`token=EOF`, `PASSWORD=CHANGEME`): unless either looks generated.
   if ((/^(?:self|this)\./.test(how.name) || /^[A-Z][A-Z_]*$/.test(v)) && !looksRandom(v, 12)) return false;
   if ((how.sep === ':' || how.sep === '=') && isTypeAnnotation(v) && !/\d/.test(v)) return false;
-  if (isCode(v)) return false;
+  // (a URL's query holds no code: `?user=shop&password=Psqsel09.whu`)
+  if (!how.query && isCode(v)) return false;
   // A bare name that names a secret itself is a variable: `password=password`, `token: accessToken`.
   // A name is words, perhaps a digit or two at the end; `s3cr3tPass`, `pass1234` and a generated
   // `keyGYu1N1PErEKWST` (an Airtable key) start with or hold a name word but are literals.
@@ -589,6 +590,8 @@ interface ValueContext {
   paired?: boolean;
   name: string;
   next: string;
+  /** The name is a parameter of a URL's query (`…://…?password=…`). */
+  query?: boolean;
 }
 
 /** Before a setting's name: `npm config set`, `yc config set`, `aws configure set`, `git config --global`. */
@@ -740,7 +743,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     const bare = secret.trim();
     // In a URL's query a key's hex value is the key (`?key=<hex>&…`), as when a user is named beside it.
     const paired = strength === 'weak' && (sep.sep === ':' || sep.sep === '=') && (UUID.test(bare) || HEX_DIGEST.test(bare)) && (inUrlQuery(text, s, sep.sep) || namesUser(text, s, value.after));
-    if (secretValue(secret, strength, { spaced, quoted: value.quoted, quotedName, sep: sep.sep, lineMode, passwordish, flag: flag || configured, netrc, paired, name, next })) {
+    const query = inUrlQuery(text, s, sep.sep);
+    if (secretValue(secret, strength, { spaced, quoted: value.quoted, quotedName, sep: sep.sep, lineMode, passwordish, flag: flag || configured, netrc, paired, name, next, query })) {
       let trimmed = secret.replace(/\s+$/, '');
       if (sep.sep === ' ') trimmed = trimmed.replace(/[.,:;!?)]+$/, '');
       found.push({ start: vs, end: vs + trimmed.length, secret: trimmed });
@@ -755,7 +759,8 @@ function inUrlQuery(text: string, s: number, sep: string): boolean {
   if (sep !== '=' || (text[s - 1] !== '?' && text[s - 1] !== '&')) return false;
   let ws = s;
   while (ws > 0 && s - ws < 400 && !/\s/.test(text[ws - 1])) ws--;
-  return /^https?:\/\//.test(text.slice(ws, s));
+  // (any scheme, `jdbc:postgres://` too, perhaps quoted: `Get "https://…?appid=…"`)
+  return /^["'(]?(?:[A-Za-z][\w+.-]*:)+\/\//.test(text.slice(ws, s));
 }
 
 /** A user's name as a field of the same line as the value at `s`..`after` (kaggle.json's `"username"`, a `user=` beside `key=`). */
@@ -1116,19 +1121,41 @@ function redactKubernetesSecrets(text: string, mark: Marker): string {
  * Credentials in a URL of any scheme: `scheme://user:password@host`, `redis://:password@host`, and
  * `https://<generated token>@host` (a token as the user: GitHub, Sentry DSNs).
  */
-const URL_CREDENTIALS = /(?<![A-Za-z0-9+.-])([a-zA-Z][a-zA-Z0-9+.-]{0,30}:\/\/)([^\s:/?#@"'<>\\[\]]*)(?::([^\s/"'<>\\]*))?@(?=[^\s@/?#"'<>\\]*[A-Za-z0-9\]])/g;
+const URL_CREDENTIALS = /(?<![A-Za-z0-9+.-])([a-zA-Z][a-zA-Z0-9+.-]{0,30}:\/\/|[a-zA-Z][a-zA-Z0-9+.-]{0,30}\/\/(?=[^\s:/?#@"'<>\\[\]]+:[^\s/"'<>\\@]+@))([^\s:/?#@"'<>\\[\]]*)(?::([^\s/"'<>\\]*))?@(?=[^\s@/?#"'<>\\]*[A-Za-z0-9\]])/g;
 
 function redactUrls(text: string, mark: Marker): string {
   URL_CREDENTIALS.lastIndex = 0;
   return text.replace(URL_CREDENTIALS, (all, scheme: string, user: string, password: string | undefined) => {
-    if (password !== undefined) {
-      if (password === '' || notALiteral(password) || password.includes(MARKER_PREFIX)) return all;
+    // (an empty password after a token as the user, Gemfury's `https://<token>:@pypi.fury.io/…`, is the user's case below)
+    if (password !== undefined && password !== '') {
+      if (notALiteral(password) || password.includes(MARKER_PREFIX)) return all;
       return `${scheme}${user}:${mark('url_password', password)}@`;
     }
     if (user.includes(MARKER_PREFIX) || !(looksRandom(user, 16) || /^[0-9a-f]{32}$/.test(user))) return all;
-    return `${scheme}${mark('url_password', user)}@`;
+    return `${scheme}${mark('url_password', user)}${password === '' ? ':' : ''}@`;
   });
 }
+
+/**
+ * An object named for a secret that holds it under `"value"`: `terraform output -json`'s `"db_password": {
+ * "sensitive": true, "type": "string", "value": "…" }`. Whatever its name, an object marked `"sensitive": true` holds a
+ * secret; otherwise the name's strength decides, as in an assignment.
+ */
+const NAMED_OBJECT_VALUE = /"([A-Za-z0-9_.-]{1,80})"[ \t]*:[ \t]*\{([^{}]{0,400}?)"value"[ \t]*:[ \t]*"((?:[^"\\\n]|\\.){1,400})"/g;
+
+function redactNamedObjects(text: string, mark: Marker): string {
+  NAMED_OBJECT_VALUE.lastIndex = 0;
+  return text.replace(NAMED_OBJECT_VALUE, (all, name: string, between: string, value: string) => {
+    const sensitive = /"sensitive"[ \t]*:[ \t]*true/.test(between);
+    const strength = sensitive ? 'strong' : nameStrength(name);
+    if (strength === 'none' || notALiteral(value) || value.includes(MARKER_PREFIX)) return all;
+    if (!sensitive && !secretValue(value, strength, { spaced: true, quoted: true, quotedName: true, sep: ':', lineMode: false, passwordish: false, flag: false, netrc: false, name, next: '' })) return all;
+    return all.slice(0, all.length - value.length - 1) + mark('secret', value) + '"';
+  });
+}
+
+/** Redis `MONITOR`'s echo of an `AUTH`: `"AUTH" "<password>"`, `"AUTH" "<user>" "<password>"`. */
+const REDIS_MONITOR_AUTH = /("(?:AUTH|auth)"(?:[ \t]+"[^"\n]*")?[ \t]+")([^"\n]+)(?=")/g;
 
 /** `Authorization: <scheme> <credentials>` (or after a blank, quoted: nginx's `proxy_set_header Authorization "Basic …"`), and a bare `Bearer <token>`. */
 const AUTHORIZATION = /\b((?:proxy-)?authorization(?:\\?["'])?(?:[ \t]*[:=,][ \t]*(?:\\?["'`])?|[ \t]+(?=["'`][A-Za-z]+[ \t]+[A-Za-z0-9+/=._~-]{8})["'`])[ \t]*)([A-Za-z][\w-]*)?([ \t]+)?([^\s"'`\\,;]+)?|\b(bearer[ \t]+)([A-Za-z0-9._~+/=-]{16,})/gi;
@@ -1870,7 +1897,10 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
     trigger: /aws_?secret/i,
     atWord: /secret(?<=aws_?secret)/iy,
   },
-  { type: 'url_password', apply: redactUrls, trigger: /:(?=\/\/[^\s/]*@)/, needs: ['://'] },
+  // (also a scheme without its colon in a parser's error: `'postgresql+psycopg2//user:password@host'`)
+  { type: 'url_password', apply: redactUrls, trigger: /\/\/(?=[^\s/]*@)/, needs: ['//'] },
+  { type: 'secret', apply: redactNamedObjects, trigger: /\{[^{}]{0,400}?"value"[ \t]*:/, needs: ['"value"'] },
+  { type: 'password', pattern: REDIS_MONITOR_AUTH, secretGroup: 2, trigger: /"(?:AUTH|auth)"[ \t]+"/, needs: ['"AUTH"', '"auth"'] },
   { type: 'bearer_token', apply: redactAuthorization, trigger: /authorization|bearer/i, atWord: /authorization|bearer/iy },
   { type: 'password', apply: redactCommands, trigger: COMMAND_TRIGGER },
   { type: 'password', apply: redactPgpass, trigger: /:(?<=(?:^|\n|\\n|")[\w.*-]+:)(?=(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:[^\s:]{3})/ },

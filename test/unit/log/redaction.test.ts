@@ -204,6 +204,32 @@ test('rule set 9: markup pairs, later call arguments and .pgpass lines inside JS
   assert.equal(r.redact(`influx write --bucket b --token ${influx} -f data.lp`).includes(influx), false);
 });
 
+test('rule set 9, last round (set U): sensitive objects, URLs in errors and queries, a token as a URL\'s user, Redis MONITOR\'s AUTH', () => {
+  const r = new Redactor();
+  const cases: Array<[string, string]> = [
+    // terraform output -json: the object says it is sensitive, whatever its name; or its name says so
+    ['{\n  "db_admin": {\n    "sensitive": true,\n    "type": "string",\n    "value": "FsG5=ag?o!b0O(XsIn7u"\n  }\n}', '{\n  "db_admin": {\n    "sensitive": true,\n    "type": "string",\n    "value": "[REDACTED:secret]"\n  }\n}'],
+    ['"api_token": { "type": "string", "value": "Zq8xv2LmP4nR7tK9wB3c" }', '"api_token": { "type": "string", "value": "[REDACTED:secret]" }'],
+    // a DSN whose scheme lost its colon, in a parser's error
+    ["ArgumentError: Could not parse rfc1738 URL from string 'postgresql+psycopg2//analytics:Catgpj36-vma@pg.internal:5432/warehouse'", "ArgumentError: Could not parse rfc1738 URL from string 'postgresql+psycopg2//analytics:[REDACTED:url_password]@pg.internal:5432/warehouse'"],
+    // a password in a JDBC URL's query is a value, not code (`Psqsel09.whu` is no member access)
+    ['jdbcUrl, jdbc:postgres://db01.internal:5432/shop?user=shop&password=Psqsel09.whu&sslmode=require', 'jdbcUrl, jdbc:postgres://db01.internal:5432/shop?user=shop&password=[REDACTED:secret]&sslmode=require'],
+    // a token as a URL's user with an empty password (Gemfury)
+    ["global.extra-index-url='https://FDnrhKQ3qrnWOcA7T4K3:@pypi.fury.io/acme/'", "global.extra-index-url='https://[REDACTED:url_password]:@pypi.fury.io/acme/'"],
+    // Redis MONITOR's echo of AUTH, with and without a user
+    ['1764843123.456789 [0 10.0.2.15:53122] "AUTH" "w4nqefqekannodx29nocd23idcxu"', '1764843123.456789 [0 10.0.2.15:53122] "AUTH" "[REDACTED:password]"'],
+    ['1764843123.456789 [0 10.0.2.15:53122] "auth" "default" "Hunter22!x"', '1764843123.456789 [0 10.0.2.15:53122] "auth" "default" "[REDACTED:password]"'],
+  ];
+  for (const [input, want] of cases) assert.equal(r.redact(input), want, input);
+  for (const kept of [
+    '"db_endpoint": { "sensitive": false, "type": "string", "value": "acme-prod.cluster-c9x2k1.eu-west-1.rds.amazonaws.com:5432" }',
+    '"label": { "value": "Enter your password" }',
+    'see //comments:here@example for more',
+    'https://user:@example.com/',
+    '1764843123.457201 [0 10.0.2.15:53122] "SELECT" "2"',
+  ]) assert.equal(r.redact(kept), kept);
+});
+
 test('rule set 8: a secret found once in a text is hidden wherever else that text repeats it; "&" inside a line\'s NAME=value is part of the value', () => {
   const r = new Redactor();
   const key = '6d0e711d72d74daeb2b0bfd2a5cdfdba';

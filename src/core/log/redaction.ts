@@ -502,6 +502,8 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   // (`jsonnet_token = r'[^\W\d]\w*'`), a permission or a mode (`id-token: write`, `credentials: 'include'`).
   if (/^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/.test(v) || /^\[[\w-]+(?:[~|^$*]?=[^\]]*)?\]$/.test(v)) return false;
   if ((/\\[wdsWDSb]/.test(v) && /[[\]*+?]|\(\?/.test(v)) || /^(?:read|write|none|include|omit|same-origin)$/.test(v)) return false;
+  // a field's word for what it holds (`"user.key": "value"`)
+  if (/^(?:value|string|text)$/i.test(v)) return false;
   // Appended to or joined with something (`MSG += 'or a KeyObject'`, `" --username=" + auth`): a message or a template.
   if ((how.sep === '+=' || how.next === '+') && !looksRandom(v, 12)) return false;
   // (a number in code is a number: `const SIGN_IN_SUBMIT_PASSWORD = 100004;`)
@@ -680,6 +682,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     if (!sep) continue;
     // `type CipherKey = …`, `class TokenStore:`, `interface Secret {`: declarations, not values.
     if (/(?:^|[^\w])(?:type|interface|class|enum|struct|def|function|func|fn|trait|impl|namespace|module)[ \t]+$/.test(text.slice(Math.max(0, s - 12), s))) continue;
+    // `go test -v`'s result lines: `--- PASS: TestName (0.00s)`.
+    if (text.startsWith('PASS:', s) && /(?:^|\n)[ \t]*---[ \t]+$/.test(text.slice(Math.max(0, s - 40), s))) continue;
     // A docstring's field list: `:param token: …`, `:type password: str`, `@param {string} token …`.
     if (/(?::(?:param|type|arg|argument|keyword|kwarg|ivar|cvar|var|raises)[ \t]+(?:[\w.[\], ]{1,40}[ \t]+)?|@param[ \t]+(?:\{[^}\n]{0,60}\}[ \t]+)?)$/.test(text.slice(Math.max(0, s - 80), s))) continue;
     const name = text.slice(s, e);
@@ -905,6 +909,9 @@ export const TOKEN_FAMILIES: readonly Family[] = [
   { type: 'perplexity_key', source: `pplx-[${B62}]{40,}` },
   { type: 'langsmith_key', source: `lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}` },
   { type: 'pinecone_key', source: `pcsk_[${B62}_]{40,}` },
+  { type: 'duffel_token', source: `duffel_(?:test|live)_[${B62}_=-]{43}(?![${B62}_=-])` },
+  // ClickHouse Cloud's API secret: `4b1d` and 38 more, not all hex (a hex digest may start with 4b1d too)
+  { type: 'clickhouse_key', source: `4b1d[${B62}]{38}(?![${B62}])`, keep: (t) => /^[0-9a-f]+$/.test(t) },
   { type: 'supabase_key', source: `sbp_[a-f0-9]{40}|sb_secret_[${B62}_-]{20,}` },
   { type: 'tencent_key', source: `AKID[${B62}]{32}(?![${B62}])` },
   // a Facebook app access token: the app id, `|`, the app secret (URL-encoded as `%7C` it is left to its name)
@@ -952,7 +959,7 @@ const TOKEN_AT = new RegExp(`(?:${TOKEN_FAMILIES.map((f) => `(${f.source})`).joi
  * letter costs a test of each at every position (5x slower over code and logs).
  */
 export const TOKEN_ANCHORS: readonly string[] = [
-  String.raw`_(?<=(?<![${B62}])(?:aio|sgp|bkua|CCIPAT|gh[pousr]|github_pat|npm|hf|api_org|do[opr]_v1|shp(?:at|ca|pa|ss)|lin_(?:api|oauth)|ntn|secret|sntry[us]|ops|fo1|fm[12][ar]?|pscale_(?:tkn|oauth|pw)|glsa|glc|rubygems|rdme|pnu|sm_(?:aat|pat|sat)|tfp|CLOJARS|gsk|r8|pcsk|sbp|sb_secret|lsv2_(?:pt|sk)|whsec|(?:sk|rk|pk)_(?:live|test|prod))_)`,
+  String.raw`_(?<=(?<![${B62}])(?:aio|sgp|bkua|CCIPAT|gh[pousr]|github_pat|npm|hf|api_org|do[opr]_v1|shp(?:at|ca|pa|ss)|lin_(?:api|oauth)|ntn|secret|sntry[us]|ops|fo1|fm[12][ar]?|pscale_(?:tkn|oauth|pw)|glsa|glc|rubygems|rdme|pnu|sm_(?:aat|pat|sat)|tfp|CLOJARS|gsk|r8|pcsk|duffel|sbp|sb_secret|lsv2_(?:pt|sk)|whsec|(?:sk|rk|pk)_(?:live|test|prod))_)`,
   String.raw`-(?<=(?<![${B62}])(?:gl(?:pat|dt|ft|rt|ptt|cbt|imt|agent|oas|soat|ffct|wt)|sk|pypi|GOCSPX|sq0(?:atp|csp)|pul|PMAK|NR(?:AK|II|JS|AA|RA)|HRKU|AGE-SECRET-KEY|A3|FLW(?:SECK|PUBK)(?:_TEST)?|fio-u|p8e|dnkey|ico|s-s4t2(?:ud|af)|API|xkeysib|tk-us|xai|pplx|xapp|xox[a-z]|v1\.0)-)|-(?<=(?<![${B62}])key-)(?=[0-9a-f]{32})`,
   // the generic shapes (`<vendor>_live_<generated>`, `<…key>_<generated>`): a long run after `_` or `-`
   String.raw`[_-](?=[${B62}]{16})`,
@@ -970,11 +977,11 @@ const TOKEN_ANCHOR = new RegExp(TOKEN_ANCHORS.join('|'), 'g');
  * together they slowed its scan of every text about 2.5x (V8 scans for the set of first characters),
  * so they are a rule of their own, run only on a text holding one of RARE_TOKEN_NEEDS.
  */
-const RARE_TOKEN_ANCHOR_SOURCE = String.raw`dapi(?=[0-9a-f]{32})|oy2(?=[a-z0-9]{43})|A{22}|IQoJb3JpZ2luX2Vj|\|(?<=\d{15}\|)`;
+const RARE_TOKEN_ANCHOR_SOURCE = String.raw`dapi(?=[0-9a-f]{32})|oy2(?=[a-z0-9]{43})|A{22}|IQoJb3JpZ2luX2Vj|\|(?<=\d{15}\|)|4b1d(?=[A-Za-z0-9]{38}(?![A-Za-z0-9]))`;
 const RARE_TOKEN_ANCHOR = new RegExp(RARE_TOKEN_ANCHOR_SOURCE, 'g');
 // Each literal costs a string search of every text: the pre-2020 STS prefix (FwoGZXIvYXdz) and the
 // URL-encoded `%7C` of a Facebook token are left to their names (AWS_SESSION_TOKEN=, access_token=).
-const RARE_TOKEN_NEEDS = ['|', 'dapi', 'oy2', 'A'.repeat(22), 'IQoJb3JpZ2luX2Vj'];
+const RARE_TOKEN_NEEDS = ['|', 'dapi', 'oy2', 'A'.repeat(22), 'IQoJb3JpZ2luX2Vj', '4b1d'];
 const TOKEN_TAIL = /[A-Za-z0-9_-]*/y;
 /** A short word and its `_` or `-` right before a token, the word starting the run: `dckr_` in `dckr_pat_…`. */
 const TOKEN_HEAD = /(?:^|[^A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9]{1,7}[_-])$/;

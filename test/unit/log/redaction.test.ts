@@ -227,7 +227,13 @@ test('rule set 9, last round (set U): sensitive objects, URLs in errors and quer
     'see //comments:here@example for more',
     'https://user:@example.com/',
     '1764843123.457201 [0 10.0.2.15:53122] "SELECT" "2"',
+    // go test's result lines; a field's word as its value; a hex digest that starts like a ClickHouse key
+    '--- PASS: TestOutputWithSubtest/sub_test (0.00s)', '    --- PASS: TestTags/x_testtag_y (0.04s)', '"user.key":  "value",',
+    'sha 4b1d0e9f2c3a4b5c6d7e8f90a1b2c3d4e5f6a7b8c9d0',
   ]) assert.equal(r.redact(kept), kept);
+  // two of gitleaks' vendor formats, bare (a blind check of its current rules found them missing)
+  assert.equal(r.redact('found: 4b1dfKDtdnjS4hfAE18vNLpsqDJuL2qeXSjIpSdcpa'), 'found: [REDACTED:clickhouse_key]');
+  assert.equal(r.redact('found: duffel_test_BJGGeTY5HL6Cs-alsnpvA3EEPkSnwG-HjPK2JSBjl4J'), 'found: [REDACTED:duffel_token]');
 });
 
 test('rule set 8: a secret found once in a text is hidden wherever else that text repeats it; "&" inside a line\'s NAME=value is part of the value', () => {

@@ -703,6 +703,11 @@ test('no input makes redaction slow: 200 KB of each shape that once took quadrat
     'callee words': 'Client'.repeat(n / 6) + '(', 'callee members': 'token.'.repeat(n / 6) + '(',
     'host maps': '"bearer": {'.repeat(n / 11), 'piped credentials': 'printf ":'.repeat(n / 9), 'key store magic': '/u3+7Q'.repeat(n / 6),
     'curl users': 'curl -u ' + 'a'.repeat(n) + ' x', 'sentinel lines': 'sentinel auth-pass '.repeat(n / 19),
+    // rule set 9's
+    'objects without a value': '"api_token": { "type": "string", '.repeat(n / 34), 'monitor auths': '"AUTH" "'.repeat(n / 8),
+    'schemes without a colon': 'a//b:'.repeat(n / 5), 'escaped pgpass heads': '\\nh:5432:d:u:'.repeat(n / 14),
+    'plist keys': '<key>ApiToken</key>'.repeat(n / 19), 'later arguments': 'f("a", '.repeat(n / 7) + '"api_key", "x")',
+    'named elements': '<string name="api_secret">'.repeat(n / 26),
   };
   // CPU time, not wall time: what is guarded is quadratic work, which a loaded machine's wait does not add to.
   for (const [name, text] of Object.entries(cases)) {

@@ -1143,6 +1143,73 @@ function redactUrls(text: string, mark: Marker): string {
   });
 }
 
+// ---------------------------------------------------------------------------------------------
+// Prose (rule set 9): what users tell an agent in a sentence, in any of a dozen languages
+
+/** Words for a password in prose, lower case (the rule's regex is caseless); `mot de passe`'s blanks match any blank. */
+const PROSE_PASSWORD_WORDS = [
+  'password', 'passwd', 'passphrase', 'passcode', 'pw', 'passwort', 'kennwort', 'contraseña', 'contrasena', 'mot de passe', 'senha',
+  'wachtwoord', 'пароль', 'пароля', 'パスワード', '密码', '密碼', '비밀번호',
+];
+/** Words for a key or token in prose: the value must then look generated. */
+const PROSE_TOKEN_WORDS = ['api key', 'api token', 'access key', 'access token', 'secret key', 'auth token', 'key', 'token', 'secret'];
+/**
+ * `the db password is 'Pgixkw86%wwm'`, `temp admin password for the demo tenant is …`, `das Passwort ist …`, `la
+ * contraseña es …`, `mot de passe : …`, `パスワードは「…」`, `密码是…`, `비밀번호는 …인데`, `пароль: …`, `` `POSTGRES_PASSWORD` is set
+ * to `…` ``, `the new key is <generated>`. The connector is a verb (is, was, ist, es, est, は, 是, 는…) or, after a word
+ * other than English (whose `password: …` the assignment scanner reads, with its care for code), a colon. Groups: the
+ * cue, the qualification and connector, the opening quote, the value.
+ */
+const PROSE_SECRET = new RegExp(
+  // (a cue may end an identifier, `POSTGRES_PASSWORD`: `_` is no letter; no lazy prefix, which would be tried at every position)
+  String.raw`(?<![\p{L}\p{N}])((?:${[...PROSE_PASSWORD_WORDS, ...PROSE_TOKEN_WORDS].map((w) => w.replace(/ /g, '[ \\t]+')).join('|')})\x60?)` +
+    String.raw`((?:[ \t]+(?:for|of|on|to|at|in|für|de|del|pour|du|для|от)[ \t]+[^\n.!?:=;,]{1,40}?)?` +
+    String.raw`(?:[ \t]+(?:is(?:[ \t]+now|[ \t]+set[ \t]+to)?|was|ist|lautet|es|est|é|è|är|er|это)[ \t]+|[ \t]*[:：][ \t]*|[ \t]*(?:は|が|是|为|為|는|은|이|가)[ \t]*|[ \t]+(?=[^\s]*\d)))` +
+    String.raw`(["'\x60「『“«‘]?)([^\s"'\x60」』”»’<>，。！？、\p{Script=Han}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}]{6,80})`,
+  'giu',
+);
+const PROSE_PASSWORD_CUE = new RegExp(String.raw`(?:^|[^\p{L}])(?:${PROSE_PASSWORD_WORDS.map((w) => w.replace(/ /g, '[ \\t]+')).join('|')})\x60?$`, 'iu');
+const ENGLISH_CUE = /^(?:password|passwd|passphrase|passcode|pw|api[ \t]+key|api[ \t]+token|access[ \t]+key|access[ \t]+token|secret[ \t]+key|auth[ \t]+token|key|token|secret)\x60?$/i;
+
+function redactProse(text: string, mark: Marker): string {
+  PROSE_SECRET.lastIndex = 0;
+  return text.replace(PROSE_SECRET, (all, cue: string, link: string, open: string, raw: string) => {
+    const english = ENGLISH_CUE.test(cue);
+    const colon = /[:：]/.test(link) && !/\p{L}/u.test(link.replace(/[:：]/g, ''));
+    // (a blank alone, no verb nor colon, after the cue and its qualification)
+    const blankOnly = !/(?:^|[^\p{L}])(?:is(?:[ \t]+now|[ \t]+set[ \t]+to)?|was|ist|lautet|es|est|é|è|är|er|это)[ \t]+$|[:：はが是为為는은이가][ \t]*$/u.test(link);
+    // In English a colon or an `=` is an assignment's (the scanner's); a blank alone only after "pw" (`pw xamf5326vjec`).
+    if ((english && colon) || (blankOnly && (!/^pw$/i.test(cue) || !/^[ \t]+$/.test(link)))) return all;
+    const closers: Record<string, string> = { '"': '"', "'": "'", '\x60': '\x60', '「': '」', '『': '』', '“': '”', '«': '»', '‘': '’' };
+    // (an HTML entity ends a value: `printf(&quot;Password is correct.&quot;)`)
+    let v = raw.replace(/&(?:quot|apos|amp|lt|gt|#\d+|#x[0-9a-f]+);[\s\S]*$/i, '');
+    if (!open) v = v.replace(/[.,;:?)\]]+$/, '');
+    else if (!text.startsWith(closers[open], text.indexOf(all) + all.length)) {
+      // an unclosed quote is not a quoted value
+      if (v.length !== raw.length) return all;
+    }
+    if (v.length < 6 || v.includes(MARKER_PREFIX) || notALiteral(v) || isCode(v) || PATH.test(v) || /^[a-z][\w+.-]*:\/\//i.test(v)) return all;
+    if (/^[A-Z][A-Z0-9_]*$/.test(v) || /^[-+]?\d+(?:\.\d+)?$/.test(v) || /^0x[0-9a-f]+$/i.test(v) || /[()[\]{}]/.test(v)) return all;
+    // (lower-case words joined by hyphens are prose, `case-sensitive`, unless four or more: `correct-horse-battery-staple`)
+    if (/^[a-z]+(?:-[a-z]+){1,2}$/.test(v)) return all;
+    const password = PROSE_PASSWORD_CUE.test(cue);
+    if (!(password ? secretLike(v) || looksRandom(v, 12) : looksRandom(v, 16))) return all;
+    return all.slice(0, all.length - raw.length) + mark('password', v) + raw.slice(v.length);
+  });
+}
+
+/** `use admin / <password>`: a well-known account, a slash between blanks, then a password. */
+const ACCOUNT_SLASH_PASSWORD = /(?<![\p{L}\p{N}_/])(?:admin|root|administrator|user|test|demo|guest|deploy|postgres|ubuntu)[ \t]+\/[ \t]+([^\s/]{6,80})/giu;
+
+function redactAccountSlash(text: string, mark: Marker): string {
+  ACCOUNT_SLASH_PASSWORD.lastIndex = 0;
+  return text.replace(ACCOUNT_SLASH_PASSWORD, (all, raw: string) => {
+    const v = raw.replace(/[.,;:?)]+$/, '');
+    if (v.length < 6 || notALiteral(v) || isCode(v) || !secretLike(v) || /[()[\]{}]/.test(v)) return all;
+    return all.slice(0, all.length - raw.length) + mark('password', v) + raw.slice(v.length);
+  });
+}
+
 /**
  * An object named for a secret that holds it under `"value"`: `terraform output -json`'s `"db_password": {
  * "sensitive": true, "type": "string", "value": "…" }`. Whatever its name, an object marked `"sensitive": true` holds a
@@ -1907,6 +1974,14 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   // (also a scheme without its colon in a parser's error: `'postgresql+psycopg2//user:password@host'`)
   { type: 'url_password', apply: redactUrls, trigger: /\/\/(?=[^\s/]*@)/, needs: ['//'] },
   { type: 'secret', apply: redactNamedObjects, trigger: /\{[^{}]{0,400}?"value"[ \t]*:/, needs: ['"value"'] },
+  {
+    type: 'password',
+    apply: redactProse,
+    // (the languages developers most often write to an agent in; each literal costs the pre-test's scan a little)
+    trigger: /ssword\x60?[ \t]+(?:is|was|for|of|on|to|at|in)\b|SSWORD\x60?[ \t]+(?:is|was|for)\b|ss(?:phrase|code|wd)[ \t]+(?:is|was|for)\b|[Pp]asswort|[Kk]ennwort|ontrase|e[ \t]passe|[Ss]enha|achtwoord|ароль|パスワード|密[码碼]|비밀번호|\bpw[ \t]|(?:key|token|secret)[ \t]+(?:is|was)\b/,
+    needs: ['ssword ', 'SSWORD ', 'ssword\x60', 'SSWORD\x60', 'ssphrase ', 'sscode ', 'sswd ', 'asswort', 'ennwort', 'ontrase', 'e passe', 'enha', 'achtwoord', 'ароль', 'パスワード', '密码', '密碼', '비밀번호', 'pw', 'key is', 'key was', 'token is', 'token was', 'secret is', 'secret was'],
+  },
+  { type: 'password', apply: redactAccountSlash, trigger: /(?:admin|root|user|test|demo|guest|deploy|postgres|ubuntu)[ \t]+\/[ \t]+\S/, needs: ['admin /', 'root /', 'user /', 'test /', 'demo /', 'guest /', 'deploy /', 'postgres /', 'ubuntu /', 'Admin /', 'Root /'] },
   { type: 'password', pattern: REDIS_MONITOR_AUTH, secretGroup: 2, trigger: /"(?:AUTH|auth)"[ \t]+"/, needs: ['"AUTH"', '"auth"'] },
   { type: 'bearer_token', apply: redactAuthorization, trigger: /authorization|bearer/i, atWord: /authorization|bearer/iy },
   { type: 'password', apply: redactCommands, trigger: COMMAND_TRIGGER },

@@ -236,6 +236,36 @@ test('rule set 9, last round (set U): sensitive objects, URLs in errors and quer
   assert.equal(r.redact('found: duffel_test_BJGGeTY5HL6Cs-alsnpvA3EEPkSnwG-HjPK2JSBjl4J'), 'found: [REDACTED:duffel_token]');
 });
 
+test('rule set 9, prose (set W): a password told in a sentence, in a dozen languages, is redacted; prose about passwords is kept', () => {
+  const r = new Redactor();
+  const cases: Array<[string, string]> = [
+    ["the db password is 'Pgixkw86%wwm', why does psycopg2 fail?", "the db password is '[REDACTED:password]', why does psycopg2 fail?"],
+    ['temp admin password for the demo tenant is Grffoj97#obp - delete this', 'temp admin password for the demo tenant is [REDACTED:password] - delete this'],
+    ['we rotated our API key yesterday (the new key is lSFkQxw1cizlKpxzl5HOw1VTAoOzvbVn) and', 'we rotated our API key yesterday (the new key is [REDACTED:password]) and'],
+    ['Der Benutzer ist root und das Passwort ist Hdwkuf29*tpj. Woran liegt das?', 'Der Benutzer ist root und das Passwort ist [REDACTED:password]. Woran liegt das?'],
+    ['El usuario es deploy y la contraseña es 9UpmLVWOLq. ¿Qué hago?', 'El usuario es deploy y la contraseña es [REDACTED:password]. ¿Qué hago?'],
+    ['identifiant qa@acme.fr, mot de passe : Vueykg85@ywd. Pouvez-vous', 'identifiant qa@acme.fr, mot de passe : [REDACTED:password]. Pouvez-vous'],
+    ['ユーザー名はadminで、パスワードは「hkat446#XR」です。', 'ユーザー名はadminで、パスワードは「[REDACTED:password]」です。'],
+    ['服务器的 root 密码是Bhyvll19%slo，但是 ssh 一直提示', '服务器的 root 密码是[REDACTED:password]，但是 ssh 一直提示'],
+    ['계정은 deploy이고 비밀번호는 Tpmbqv31%ckf인데 로그인이 안 돼요.', '계정은 deploy이고 비밀번호는 [REDACTED:password]인데 로그인이 안 돼요.'],
+    ['Логин: admin, пароль: Ayfhxt19_ebr. Что делать?', 'Логин: admin, пароль: [REDACTED:password]. Что делать?'],
+    ['Wi-Fi network AcmeGuest-5G, pw xamf5326vjec (case-sensitive).', 'Wi-Fi network AcmeGuest-5G, pw [REDACTED:password] (case-sensitive).'],
+    ['because `POSTGRES_PASSWORD` is set to `Kdlrgx75*rpe` in the db service', 'because `POSTGRES_PASSWORD` is set to `[REDACTED:password]` in the db service'],
+    ['new KeePassXC master passphrase is Juggle-Uncle-Walnut-Ember-Hollow. Write it', 'new KeePassXC master passphrase is [REDACTED:password]. Write it'],
+    ['for the demo just use admin / Ttcwaj91!jmr on staging.acme.io', 'for the demo just use admin / [REDACTED:password] on staging.acme.io'],
+  ];
+  for (const [input, want] of cases) assert.equal(r.redact(input), want, input);
+  for (const kept of [
+    'Das Passwort ist falsch. Bitte versuchen Sie es erneut.', 'La contraseña es incorrecta, inténtelo de nuevo.', 'Mot de passe : 8 caractères minimum',
+    'パスワードは8文字以上で入力してください。', '密码是必填项，长度至少8位。', '비밀번호는 8자 이상이어야 합니다.', 'Пароль: не менее 8 символов',
+    'The password is at least 8 characters long.', 'The token is valid for 3600 seconds.', 'The key is Ctrl+Shift+P on Windows.',
+    'The token is `undefined` when the user is logged out.', 'the secret is `process.env.SESSION_SECRET`', "If the password is 'changeme', change it.",
+    'The password is: ********', 'the token is abc123 which is wrong', 'password was reset on 2024-01-02', 'Password is case-sensitive.',
+    'The password is too short (min. 12).', '  /* Convert password to Unicode byte buffer + trailing 0-byte. */', '  printf(&quot;Password is correct.&quot;);',
+    'admin / settings page', 'The pw field is optional.',
+  ]) assert.equal(r.redact(kept), kept, kept);
+});
+
 test('rule set 8: a secret found once in a text is hidden wherever else that text repeats it; "&" inside a line\'s NAME=value is part of the value', () => {
   const r = new Redactor();
   const key = '6d0e711d72d74daeb2b0bfd2a5cdfdba';

@@ -36,6 +36,11 @@ const KNOWN_MISSES = new Set([
   'unity license serial', // `-serial <serial>`: a flag no rule names
   'openweather appid query', // `appid=<hex>`: an app id elsewhere
   'go http client timeout error with appid query', // the same, in set U (rule set 9's last round)
+  // set W (prose)
+  'jira comment with a datadog key in monospace', // `set {{DD_API_KEY}} … to {{<hex>}}`: the name and the value far apart
+  'voice-transcribed message with a spoken passphrase', // words with blanks between: prose
+  'wallet recovery phrase of twelve words', // twelve words in a sentence, no list to tell them from the rest
+  '2fa backup code in a lockout message', // eight digits after "trying"
   'minio secret key', // `mc alias set <name> <url> <access key> <secret>`: positional
   // rule set 5's development set (E) that it still misses:
   'agora app certificate env', // `APP_CERTIFICATE=<hex>`: a certificate is elsewhere public

@@ -1169,25 +1169,23 @@ const PROSE_SECRET = new RegExp(
   'giu',
 );
 const PROSE_PASSWORD_CUE = new RegExp(String.raw`(?:^|[^\p{L}])(?:${PROSE_PASSWORD_WORDS.map((w) => w.replace(/ /g, '[ \\t]+')).join('|')})\x60?$`, 'iu');
+const PROSE_CLOSERS: Record<string, string> = { '"': '"', "'": "'", '\x60': '\x60', '「': '」', '『': '』', '“': '”', '«': '»', '‘': '’' };
 const ENGLISH_CUE = /^(?:password|passwd|passphrase|passcode|pw|api[ \t]+key|api[ \t]+token|access[ \t]+key|access[ \t]+token|secret[ \t]+key|auth[ \t]+token|key|token|secret)\x60?$/i;
 
 function redactProse(text: string, mark: Marker): string {
   PROSE_SECRET.lastIndex = 0;
-  return text.replace(PROSE_SECRET, (all, cue: string, link: string, open: string, raw: string) => {
+  return text.replace(PROSE_SECRET, (all: string, cue: string, link: string, open: string, raw: string, at: number) => {
     const english = ENGLISH_CUE.test(cue);
     const colon = /[:：]/.test(link) && !/\p{L}/u.test(link.replace(/[:：]/g, ''));
     // (a blank alone, no verb nor colon, after the cue and its qualification)
     const blankOnly = !/(?:^|[^\p{L}])(?:is(?:[ \t]+now|[ \t]+set[ \t]+to)?|was|ist|lautet|es|est|é|è|är|er|это)[ \t]+$|[:：はが是为為는은이가][ \t]*$/u.test(link);
     // In English a colon or an `=` is an assignment's (the scanner's); a blank alone only after "pw" (`pw xamf5326vjec`).
     if ((english && colon) || (blankOnly && (!/^pw$/i.test(cue) || !/^[ \t]+$/.test(link)))) return all;
-    const closers: Record<string, string> = { '"': '"', "'": "'", '\x60': '\x60', '「': '」', '『': '』', '“': '”', '«': '»', '‘': '’' };
+    // A quote opened must close right after the value.
+    if (open && text[at + all.length] !== PROSE_CLOSERS[open]) return all;
     // (an HTML entity ends a value: `printf(&quot;Password is correct.&quot;)`)
     let v = raw.replace(/&(?:quot|apos|amp|lt|gt|#\d+|#x[0-9a-f]+);[\s\S]*$/i, '');
     if (!open) v = v.replace(/[.,;:?)\]]+$/, '');
-    else if (!text.startsWith(closers[open], text.indexOf(all) + all.length)) {
-      // an unclosed quote is not a quoted value
-      if (v.length !== raw.length) return all;
-    }
     if (v.length < 6 || v.includes(MARKER_PREFIX) || notALiteral(v) || isCode(v) || PATH.test(v) || /^[a-z][\w+.-]*:\/\//i.test(v)) return all;
     if (/^[A-Z][A-Z0-9_]*$/.test(v) || /^[-+]?\d+(?:\.\d+)?$/.test(v) || /^0x[0-9a-f]+$/i.test(v) || /[()[\]{}]/.test(v)) return all;
     // (lower-case words joined by hyphens are prose, `case-sensitive`, unless four or more: `correct-horse-battery-staple`)

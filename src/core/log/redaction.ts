@@ -2209,15 +2209,15 @@ export class Redactor {
    *    character, and the engine could no longer skip ahead).
    */
   private readonly dispatch: {
-    literal: Array<{ rule: number; needs: readonly string[]; trigger: RegExp }>;
+    /** Rules with literals: each with its literals' numbers in `literals.words`. */
+    literal: Array<{ rule: number; literals: number[]; trigger: RegExp }>;
     /**
-     * The literals of all `literal` rules (numbered by `at`), found in one pass: `scan` alternates those of 3
+     * The literals of all `literal` rules (`words`, numbered by `at`), found in one pass: `scan` alternates those of 3
      * characters or more, longest first; `implied[i]`, for the literal `scan` matched, every literal that is a prefix
      * of it (they start at the same place, where the alternation reports only one). The shorter ones (`$`, `|`, `('`)
-     * are `short`, each a string search (it stops at the first, and they are frequent). `ofRule[j]`: the literals of
-     * `literal[j]`.
+     * are `short`, each a string search (it stops at the first, and they are frequent).
      */
-    literals: { scan: RegExp; words: string[]; at: Map<string, number>; implied: number[][]; short: number[]; ofRule: number[][]; count: number };
+    literals: { scan: RegExp; words: string[]; at: Map<string, number>; implied: number[][]; short: number[] };
     words: { rules: number[]; at: RegExp[] } | undefined;
     /** Case-insensitive triggers without `atWord`, each tested on its own. */
     alone: Array<{ rule: number; trigger: RegExp }>;
@@ -2271,15 +2271,13 @@ export class Redactor {
       const distinct = [...new Set(literal.flatMap((i) => this.rules[i].needs!))].sort((a, b) => b.length - a.length);
       const literalIndex = new Map(distinct.map((w, i) => [w, i]));
       this.dispatch = {
-        literal: literal.map((i) => ({ rule: i, needs: this.rules[i].needs!, trigger: copy(this.rules[i].trigger!) })),
+        literal: literal.map((i) => ({ rule: i, literals: this.rules[i].needs!.map((w) => literalIndex.get(w)!), trigger: copy(this.rules[i].trigger!) })),
         literals: {
           scan: new RegExp(distinct.filter((w) => w.length > SHORT_LITERAL).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g'),
           words: distinct,
           at: literalIndex,
           implied: distinct.map((w) => distinct.flatMap((v, k) => (w.startsWith(v) && v.length > SHORT_LITERAL ? [k] : []))),
           short: distinct.flatMap((w, k) => (w.length <= SHORT_LITERAL ? [k] : [])),
-          ofRule: literal.map((i) => this.rules[i].needs!.map((w) => literalIndex.get(w)!)),
-          count: distinct.length,
         },
         words: words.length === 0 ? undefined : { rules: words, at: words.map((i) => copy(this.rules[i].atWord!)) },
         alone: alone.map((i) => ({ rule: i, trigger: copy(this.rules[i].trigger!) })),
@@ -2352,17 +2350,17 @@ export class Redactor {
     let needed: Uint8Array | null = null;
     this.nameHits = undefined;
     // The literals in one pass (and a string search for each short one) rather than a string search for each.
-    const { scan, words, at, implied, short, ofRule, count } = d.literals;
-    const present = new Uint8Array(count);
-    let left = count - short.length;
+    const { scan, words, at, implied, short } = d.literals;
+    const present = new Uint8Array(words.length);
+    let left = words.length - short.length;
     for (const k of short) if (text.includes(words[k])) present[k] = 1;
     scan.lastIndex = 0;
     for (let m = left > 0 ? scan.exec(text) : null; m !== null; m = left > 0 ? scan.exec(text) : null) {
       for (const k of implied[at.get(m[0])!]) if (present[k] === 0) (present[k] = 1), left--;
       scan.lastIndex = m.index + 1; // literals may overlap
     }
-    for (let j = 0; j < d.literal.length; j++) {
-      if (ofRule[j].some((k) => present[k] !== 0) && d.literal[j].trigger.test(text)) (needed ??= new Uint8Array(this.rules.length))[d.literal[j].rule] = 1;
+    for (const { rule, literals, trigger } of d.literal) {
+      if (literals.some((k) => present[k] !== 0) && trigger.test(text)) (needed ??= new Uint8Array(this.rules.length))[rule] = 1;
     }
     if (d.words) {
       // Every place a word starts, one after another (the next scan starts a character on: words

@@ -1147,40 +1147,41 @@ function redactUrls(text: string, mark: Marker): string {
 // Prose (rule set 9): what users tell an agent in a sentence, in any of a dozen languages
 
 /** Words for a password in prose, lower case (the rule's regex is caseless); `mot de passe`'s blanks match any blank. */
+const ENGLISH_PASSWORD_WORDS = ['password', 'passwd', 'passphrase', 'passcode', 'pw'];
 const PROSE_PASSWORD_WORDS = [
-  'password', 'passwd', 'passphrase', 'passcode', 'pw', 'passwort', 'kennwort', 'contraseña', 'contrasena', 'mot de passe', 'senha',
-  'wachtwoord', 'пароль', 'пароля', 'パスワード', '密码', '密碼', '비밀번호',
+  ...ENGLISH_PASSWORD_WORDS, 'passwort', 'kennwort', 'contraseña', 'contrasena', 'mot de passe', 'senha', 'wachtwoord', 'пароль', 'пароля',
+  'パスワード', '密码', '密碼', '비밀번호',
 ];
-/** Words for a key or token in prose: the value must then look generated. */
+/** Words for a key or token in prose (English): the value must then look generated. */
 const PROSE_TOKEN_WORDS = ['api key', 'api token', 'access key', 'access token', 'secret key', 'auth token', 'key', 'token', 'secret'];
+/** The words as alternatives of a regex (a blank in a word matches any run of blanks). */
+const proseAlternatives = (words: readonly string[]) => words.map((w) => w.replace(/ /g, '[ \\t]+')).join('|');
 /**
  * `the db password is 'Pgixkw86%wwm'`, `temp admin password for the demo tenant is …`, `das Passwort ist …`, `la
  * contraseña es …`, `mot de passe : …`, `パスワードは「…」`, `密码是…`, `비밀번호는 …인데`, `пароль: …`, `` `POSTGRES_PASSWORD` is set
  * to `…` ``, `the new key is <generated>`. The connector is a verb (is, was, ist, es, est, は, 是, 는…) or, after a word
- * other than English (whose `password: …` the assignment scanner reads, with its care for code), a colon. Groups: the
- * cue, the qualification and connector, the opening quote, the value.
+ * other than English (whose `password: …` the assignment scanner reads, with its care for code), a colon; a blank alone
+ * only after `pw`. Groups: the cue, the qualification, the connector, the opening quote, the value.
  */
 const PROSE_SECRET = new RegExp(
   // (a cue may end an identifier, `POSTGRES_PASSWORD`: `_` is no letter; no lazy prefix, which would be tried at every position)
-  String.raw`(?<![\p{L}\p{N}])((?:${[...PROSE_PASSWORD_WORDS, ...PROSE_TOKEN_WORDS].map((w) => w.replace(/ /g, '[ \\t]+')).join('|')})\x60?)` +
-    String.raw`((?:[ \t]+(?:for|of|on|to|at|in|für|de|del|pour|du|для|от)[ \t]+[^\n.!?:=;,]{1,40}?)?` +
-    String.raw`(?:[ \t]+(?:is(?:[ \t]+now|[ \t]+set[ \t]+to)?|was|ist|lautet|es|est|é|è|är|er|это)[ \t]+|[ \t]*[:：][ \t]*|[ \t]*(?:は|が|是|为|為|는|은|이|가)[ \t]*|[ \t]+(?=[^\s]*\d)))` +
+  String.raw`(?<![\p{L}\p{N}])((?:${proseAlternatives([...PROSE_PASSWORD_WORDS, ...PROSE_TOKEN_WORDS])})\x60?)` +
+    String.raw`((?:[ \t]+(?:for|of|on|to|at|in|für|de|del|pour|du|для|от)[ \t]+[^\n.!?:=;,]{1,40}?)?)` +
+    String.raw`([ \t]+(?:is(?:[ \t]+now|[ \t]+set[ \t]+to)?|was|ist|lautet|es|est|é|è|är|er|это)[ \t]+|[ \t]*[:：][ \t]*|[ \t]*(?:は|が|是|为|為|는|은|이|가)[ \t]*|[ \t]+(?=[^\s]*\d))` +
     String.raw`(["'\x60「『“«‘]?)([^\s"'\x60」』”»’<>，。！？、\p{Script=Han}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}]{6,80})`,
   'giu',
 );
-const PROSE_PASSWORD_CUE = new RegExp(String.raw`(?:^|[^\p{L}])(?:${PROSE_PASSWORD_WORDS.map((w) => w.replace(/ /g, '[ \\t]+')).join('|')})\x60?$`, 'iu');
+const PROSE_PASSWORD_CUE = new RegExp(String.raw`^(?:${proseAlternatives(PROSE_PASSWORD_WORDS)})\x60?$`, 'iu');
 const PROSE_CLOSERS: Record<string, string> = { '"': '"', "'": "'", '\x60': '\x60', '「': '」', '『': '』', '“': '”', '«': '»', '‘': '’' };
-const ENGLISH_CUE = /^(?:password|passwd|passphrase|passcode|pw|api[ \t]+key|api[ \t]+token|access[ \t]+key|access[ \t]+token|secret[ \t]+key|auth[ \t]+token|key|token|secret)\x60?$/i;
+const ENGLISH_CUE = new RegExp(String.raw`^(?:${proseAlternatives([...ENGLISH_PASSWORD_WORDS, ...PROSE_TOKEN_WORDS])})\x60?$`, 'i');
 
 function redactProse(text: string, mark: Marker): string {
   PROSE_SECRET.lastIndex = 0;
-  return text.replace(PROSE_SECRET, (all: string, cue: string, link: string, open: string, raw: string, at: number) => {
-    const english = ENGLISH_CUE.test(cue);
-    const colon = /[:：]/.test(link) && !/\p{L}/u.test(link.replace(/[:：]/g, ''));
-    // (a blank alone, no verb nor colon, after the cue and its qualification)
-    const blankOnly = !/(?:^|[^\p{L}])(?:is(?:[ \t]+now|[ \t]+set[ \t]+to)?|was|ist|lautet|es|est|é|è|är|er|это)[ \t]+$|[:：はが是为為는은이가][ \t]*$/u.test(link);
-    // In English a colon or an `=` is an assignment's (the scanner's); a blank alone only after "pw" (`pw xamf5326vjec`).
-    if ((english && colon) || (blankOnly && (!/^pw$/i.test(cue) || !/^[ \t]+$/.test(link)))) return all;
+  return text.replace(PROSE_SECRET, (all: string, cue: string, qualification: string, connector: string, open: string, raw: string, at: number) => {
+    // In English a colon is an assignment's (the scanner's), unless a qualification makes it prose; a blank alone
+    // only right after "pw" (`pw xamf5326vjec`).
+    if (ENGLISH_CUE.test(cue) && /[:：]/.test(connector) && qualification === '') return all;
+    if (/^[ \t]+$/.test(connector) && (!/^pw$/i.test(cue) || qualification !== '')) return all;
     // A quote opened must close right after the value.
     if (open && text[at + all.length] !== PROSE_CLOSERS[open]) return all;
     // (an HTML entity ends a value: `printf(&quot;Password is correct.&quot;)`)

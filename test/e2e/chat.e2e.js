@@ -46,7 +46,7 @@ describe('@scroll in the Chat view (UI)', function () {
   });
 
   it('a seq link opens the event in an editor tab', async () => {
-    const link = wb.chatResponseRows().last().locator('a', { hasText: /^seq 1$/ }).first();
+    const link = wb.sentChatResponse().locator('a', { hasText: /^seq 1$/ }).first();
     await link.click();
     await wb.waitForTab('seq 1 · user message'); // a tab titled by what it shows (issue 20), not "1.md"
     assert.match(await wb.activeEditorText(), /# Event 1 · user_message/);
@@ -82,7 +82,7 @@ describe('@scroll in the Chat view (UI)', function () {
 
   /** Layout problems of the last response: code blocks, and elements wider than the box they are in. */
   const layoutOf = () =>
-    wb.chatResponseRows().last().evaluate((row) => {
+    wb.sentChatResponse().evaluate((row) => {
       const overflowing = [...row.querySelectorAll('*')]
         .filter((el) => el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible')
         .map((el) => `${el.tagName.toLowerCase()}.${el.className}`.slice(0, 80));

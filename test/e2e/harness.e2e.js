@@ -51,6 +51,18 @@ describe('e2e harness (real workbench in Chromium)', function () {
     assert.equal(request.source, 'turn');
   });
 
+  it('reads each reply of a long chat, also after older responses left the list (virtualized)', async () => {
+    // Two short replies both in view, then one taller than the view: it pushes the older ones out of
+    // the list's DOM, so there are fewer response rows than before it came.
+    const long = (i) => `Reply ${i}:\n\n` + Array.from({ length: 60 }, (_, k) => `- line ${k} of reply ${i}`).join('\n');
+    const replies = ['Reply 1: short.', 'Reply 2: short.', long(3), long(4)];
+    wb.setScript({ turns: replies.map((text) => ({ text })) });
+    for (const [n, text] of replies.entries()) {
+      const reply = await wb.sendChat(`@scripted reply number ${n + 1}`, { timeoutMs: 30000 });
+      assert.match(reply, new RegExp(text.split('\n').at(-1).replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/^- /, '')));
+    }
+  });
+
   it('keeps a screenshot on request', async () => {
     const file = await wb.screenshot('harness-smoke');
     assert.ok(fs.statSync(file).size > 10000, `${file} holds a real screenshot`);

@@ -299,13 +299,57 @@ class Workbench {
   }
 
   /**
+   * The chat list's rows now in the DOM: list index, request or response, text. The list is
+   * virtualized: rows scrolled out of view are not here, and DOM order is not list order. The
+   * request of a response scrolled past stays as the "sticky" row at the top.
+   */
+  async chatListRows() {
+    return this.page.locator('.interactive-list .monaco-list-row[data-index]').evaluateAll((rows) =>
+      rows
+        .filter((r) => r.classList.contains('request') || r.classList.contains('response')) // not the rows of lists inside a response
+        .map((r) => ({
+          index: Number(r.dataset.index),
+          sticky: r.classList.contains('monaco-tree-sticky-row'),
+          response: r.classList.contains('response'),
+          request: r.classList.contains('request'),
+          text: r.innerText.replace(/\s+/g, ' ').trim(),
+        })),
+    );
+  }
+
+  /** The list index of the newest response in the DOM (-1 when none is). */
+  async newestChatResponseIndex() {
+    const responses = (await this.chatListRows()).filter((r) => r.response && !r.sticky).map((r) => r.index);
+    return responses.length ? Math.max(...responses) : -1;
+  }
+
+  /** The list index of the newest response to a request that reads `message`, above `after`; -1 when there is none yet. */
+  async chatResponseIndexFor(message, after) {
+    const rows = await this.chatListRows();
+    const requests = new Map(rows.filter((r) => r.request).map((r) => [r.index, r.text]));
+    const answers = rows.filter((r) => r.response && !r.sticky && r.index > after && (requests.get(r.index - 1) ?? '').includes(message));
+    return answers.length ? Math.max(...answers.map((r) => r.index)) : -1;
+  }
+
+  /**
+   * The response to the message sendChat sent last. Found by list index and by its request's text,
+   * not as the last response row in the DOM: seen in CI, a tall response pushed the older ones out of
+   * the DOM, a count of response rows did not grow although the message was answered, and sendChat
+   * waited out its timeout; and seen here, right after another test the rows were not yet rendered,
+   * so "newer than the newest before" matched the previous answer.
+   */
+  sentChatResponse() {
+    return this.page.locator(`.interactive-list .monaco-list-row[data-index="${this.sentResponseIndex ?? -1}"]:not(.monaco-tree-sticky-row) .interactive-item-container.interactive-response`);
+  }
+
+  /**
    * Sends a chat message (e.g. `@scroll /search retry cap`) and waits for the response to finish.
    * Returns the response's text (folded "Completed N steps" sections opened first).
    * With `{ waitFor: 'confirmation' }` it returns as soon as the response asks for a confirmation.
    */
   async sendChat(message, { timeoutMs = 120000, waitFor: until = 'done' } = {}) {
     const input = await this.openChat();
-    const before = await this.chatResponseRows().count();
+    const before = await this.newestChatResponseIndex();
     // The keys below go wherever the focus is, and another view can take it from the chat input
     // between two keys: "Scroll: Reveal Log Folder" (chat.e2e.js's first test) focuses the
     // Explorer on scroll.db when its reveal completes, which can be after the next test clicked the
@@ -338,28 +382,38 @@ class Workbench {
     // leaves the input at once, so one still there after a few seconds was not sent: focus the
     // input again and send it again.
     let pressed = Date.now();
-    await waitFor(async () => {
-      if ((await this.chatResponseRows().count()) > before) return true;
+    const sent = await waitFor(async () => {
+      const index = await this.chatResponseIndexFor(wanted, before);
+      if (index >= 0) return { index };
+      if (Date.now() - pressed > 1000) await this.scrollChatToEnd(); // the answer may be there, scrolled out of the DOM
       if (Date.now() - pressed > 3000 && (await holds()) && (await focusInput())) {
         await this.page.keyboard.press('Enter');
         pressed = Date.now();
       }
       return false;
     }, { timeoutMs, what: `a chat response to "${message}"` });
+    this.sentResponseIndex = sent.index;
     return this.waitForChatResponse({ timeoutMs, waitFor: until });
   }
 
-  /** Waits until the last chat response is complete (or asks for a confirmation) and returns its text. */
+  /** Waits until the response to the message sent last is complete (or asks for a confirmation) and returns its text. */
   async waitForChatResponse({ timeoutMs = 120000, waitFor: until = 'done' } = {}) {
-    const last = this.chatResponseRows().last();
+    const last = this.sentChatResponse();
     let stableSince = 0;
     await waitFor(
       async () => {
         if (until === 'confirmation' && (await this.chatConfirmationButtons().count())) return true;
-        const loading = await last.evaluate((el) => {
-          const row = el.closest('.monaco-list-row') || el;
-          return row.classList.contains('chat-response-loading') || el.classList.contains('chat-response-loading');
-        });
+        if (!(await this.revealSentChatResponse())) {
+          stableSince = 0;
+          return false;
+        }
+        const loading = await last
+          .evaluate((el) => {
+            const row = el.closest('.monaco-list-row') || el;
+            return row.classList.contains('chat-response-loading') || el.classList.contains('chat-response-loading');
+          }, undefined, { timeout: 1000 })
+          .catch(() => undefined); // re-rendered or scrolled away meanwhile: look again
+        if (loading === undefined) return false;
         // Progressive rendering toggles the class between chunks: require it to stay off briefly.
         if (loading) {
           stableSince = 0;
@@ -370,20 +424,40 @@ class Workbench {
       },
       { timeoutMs, what: 'the chat response to finish' },
     );
+    await waitFor(() => this.revealSentChatResponse(), { timeoutMs: 10000, what: 'the finished chat response in view' });
     await this.expandChatSteps();
     return this.lastChatResponseText();
   }
 
-  /** Opens every folded "Completed N steps" / "Used N references" section of the last response. */
+  /**
+   * True when the response to the message sent last is in the DOM. When it is not, scrolls the chat to
+   * its end (where the newest response is) and returns false: seen, the chat list scrolled back to
+   * an older, focused response right after the answer came, which took the answer out of the DOM.
+   */
+  async revealSentChatResponse() {
+    if (await this.sentChatResponse().count()) return true;
+    await this.scrollChatToEnd();
+    return false;
+  }
+
+  /** Scrolls the chat list to its end, by the wheel (the list scrolls itself; its DOM scrollTop is not its position). */
+  async scrollChatToEnd() {
+    const box = await this.page.locator('.interactive-list').first().boundingBox().catch(() => null);
+    if (!box) return;
+    await this.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await this.page.mouse.wheel(0, 100000);
+  }
+
+  /** Opens every folded "Completed N steps" / "Used N references" section of the response to the message sent last. */
   async expandChatSteps() {
-    const last = this.chatResponseRows().last();
-    const folded = last.locator('.chat-used-context-label[aria-expanded="false"], [aria-expanded="false"]').filter({ hasText: /Completed \d+ steps?|Used \d+ references?/ });
-    const n = await folded.count();
-    for (let i = 0; i < n; i++) await folded.nth(0).click().catch(() => {});
+    const folded = this.sentChatResponse().locator('.chat-used-context-label[aria-expanded="false"], [aria-expanded="false"]').filter({ hasText: /Completed \d+ steps?|Used \d+ references?/ });
+    // Clicked in the page, not with Playwright's pointer: the sticky request row can cover the button,
+    // and a pointer click then waits out its 30 s timeout (it did, on most responses).
+    await folded.evaluateAll((buttons) => buttons.forEach((b) => b.click()));
   }
 
   async lastChatResponseText() {
-    return (await this.chatResponseRows().last().innerText()).trim();
+    return (await this.sentChatResponse().innerText()).trim();
   }
 
   /** Texts of every response in the chat, oldest first (rows scrolled out of view may be missing). */
@@ -392,7 +466,7 @@ class Workbench {
   }
 
   chatConfirmationButtons() {
-    return this.chatResponseRows().last().locator('.chat-confirmation-widget .monaco-button, .chat-confirmation-widget2 .monaco-button');
+    return this.sentChatResponse().locator('.chat-confirmation-widget .monaco-button, .chat-confirmation-widget2 .monaco-button');
   }
 
   /** Clicks the confirmation button whose label matches (default: the first, e.g. "Allow"/"Continue"). */

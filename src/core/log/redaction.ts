@@ -135,6 +135,9 @@ const TYPE_WORDS = new Set([
   'callable', 'u8', 'vec', 'option', 'box', 'arc', 'rc', 'cow', 'securestring', 'text', 'varchar', 'blob', 'json', 'jsonb',
 ]);
 
+/** Sized number types and the like, which TYPE_WORDS leaves out for their digits: Go's, Rust's, C's. */
+const PRIMITIVE_TYPE = /^(?:u?int(?:8|16|32|64)?(?:_t)?|uintptr|float(?:32|64)|complex(?:64|128)|rune|error|[iu](?:8|16|32|64|128|size)|f(?:32|64))$/;
+
 function isTypeAnnotation(v: string): boolean {
   const t = v.replace(/[;,]$/, '').trim();
   if (t.length === 0) return false;
@@ -257,6 +260,34 @@ function nameStrength(name: string): Strength {
     strengthCache.set(name, (v = classifyName(name)));
   }
   return v;
+}
+
+/**
+ * Whether `s` is inside a block of code: an unclosed `{` in the 4 KB before it, or an indented line
+ * under a Python `def`/`class`. Settings files (INI, `.properties`, `.env`) have no blocks.
+ */
+function insideCodeBlock(text: string, s: number): boolean {
+  const from = Math.max(0, s - 4096);
+  let depth = 0;
+  for (let i = s - 1; i >= from; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 125 /* } */) depth--;
+    else if (c === 123 /* { */ && ++depth > 0) return true;
+  }
+  return /^[ \t]+$/.test(text.slice(text.lastIndexOf('\n', s - 1) + 1, s)) && /(?:^|\n)[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+\w[^\n]*:[ \t]*\r?\n/.test(text.slice(from, s));
+}
+
+/** Whether the name at `s` is in a string that a quote right after its separator (at `sepEnd`) closes: `"unknown token: ", token`. */
+function insideString(text: string, s: number, sepEnd: number): boolean {
+  let q = sepEnd;
+  while (text[q] === ' ' || text[q] === '\t') q++;
+  const quote = text[q];
+  if (quote !== '"' && quote !== "'") return false;
+  if (!/^[ \t]*(?:[,)+;.]|$)/m.test(text.slice(q + 1, q + 4))) return false;
+  const lineStart = text.lastIndexOf('\n', s - 1) + 1;
+  let n = 0;
+  for (let i = lineStart; i < s; i++) if (text[i] === quote && text[i - 1] !== '\\') n++;
+  return n % 2 === 1;
 }
 
 /** `api_key.ts:12`, `token.py:40`: a file in a stack trace or a grep hit, not a name. */
@@ -488,10 +519,25 @@ function isBase64Credentials(v: string): boolean {
   return /^[\x20-\x7e]+:[\x20-\x7e]+$/.test(decoded);
 }
 
+/**
+ * Whether a value of letters is the name of a field: it holds the name's last part (after `-`, `.` or
+ * `/`), and that part is a secret word with a qualifier (`AccountToken`, `continuationtoken`,
+ * `private_key: "_RSAPrivateKey"`), not the bare word (`PASSWORD`, `token`).
+ */
+function namedByValue(v: string, name: string): boolean {
+  if (!/^_?[A-Za-z]+(?:_[A-Za-z]+)*$/.test(v) || looksRandom(v, 12)) return false;
+  const part = spelled(name.slice(Math.max(name.lastIndexOf('-'), name.lastIndexOf('.'), name.lastIndexOf('/')) + 1));
+  if (part.length < 8 || v.length > part.length + 12 || !spelled(v).includes(part)) return false;
+  const bare = NAME_WORDS.concat(['password', 'passwd', 'passphrase', 'secret', 'token', 'credential', 'credentials', 'apikey']);
+  return !bare.includes(part);
+}
+
 /** A name or a word without case and separators (`REFRESH_TOKEN`, `refresh-token`, `refreshToken` → `refreshtoken`). */
 function spelled(v: string): string {
   return v.replace(/[_.-]/g, '').toLowerCase();
 }
+
+const NSS_SOURCES = /^(?:files|compat|systemd|db|nis|nisplus|ldap|sss|winbind|altfiles|cache|hesiod|extrausers)(?:[ \t]+(?:\[[^\]\n]*\][ \t]*)?(?:files|compat|systemd|db|nis|nisplus|ldap|sss|winbind|altfiles|cache|hesiod|extrausers))*$/;
 
 /** Whether the value after a name of this strength is a secret. */
 function secretValue(value: string, strength: Strength, how: ValueContext): boolean {
@@ -508,7 +554,7 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   if ((how.sep === '+=' || how.next === '+') && !looksRandom(v, 12)) return false;
   // (a number in code is a number: `const SIGN_IN_SUBMIT_PASSWORD = 100004;`)
   if (/^[-+]?\d+(?:\.\d+)?$/.test(v)) return how.passwordish && v.length >= 4 && how.sep !== ' ' && !how.quotedName && (how.quoted || !how.spaced || how.lineMode);
-  if (/^0x[0-9a-fA-F]{1,8}$/.test(v)) return false; // a hex number: `USERNAME_PASSWORD: 0x02`, `STENCIL_PASS: 0x0B96`
+  if (/^[-+]?0x[0-9a-fA-F]{1,8}$/.test(v)) return false; // a hex number: `USERNAME_PASSWORD: 0x02`, `STENCIL_PASS: 0x0B96`, `SIOCSLIFTOKEN = -0x7f879679`
   // A comparison with a word is a parser's or a protocol's (`token == "async"`, `key === "Enter"`); a password's
   // comparison, or one with a generated value, still gives the secret away (`if password == "…"`).
   if (how.sep === '==' && !how.passwordish && !looksRandom(v.replace(/^["'`]|["'`]$/g, ''), 8)) return false;
@@ -516,6 +562,12 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   // (of a dotted name, its last part: `AttributeOID.CHALLENGE_PASSWORD: "challengePassword"`)
   const last = how.name.slice(how.name.lastIndexOf('.') + 1);
   if (Math.abs(v.length - last.length) <= 8 && /^[A-Za-z][\w.-]*$/.test(v) && (spelled(v) === spelled(how.name) || spelled(v) === spelled(last))) return false;
+  // A field's name as the value, or in it: `customHeaders["X-Market-AccountToken"] = "accountTokenHeader"`,
+  // `["x-ms-continuationtoken"] = "continuationToken"`. The name's last part must say more than a bare
+  // secret word, or `POSTGRES_PASSWORD: mysecretpassword` would pass for a name.
+  if (namedByValue(v, how.name)) return false;
+  // `/etc/nsswitch.conf`'s databases name where they are looked up: `passwd:  files systemd`.
+  if (/^(?:passwd|shadow|gshadow)$/.test(how.name) && how.sep === ':' && NSS_SOURCES.test(v)) return false;
   // A port (`/etc/services`: `kpasswd  464/tcp`), a path from a variable (`private_key = $dir/private/cakey.pem`).
   if (/^\d{1,5}\/(?:tcp|udp|sctp)$/.test(v) || /^\$\{?[A-Za-z_]\w*\}?[/\\]/.test(v)) return false;
   // A Perl or PHP member, cut at its arrow's `>`: `pass => $self->{+PASS}`.
@@ -526,6 +578,8 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   if (/^https?:\/\/[^\s@]*$/.test(v)) return false; // a URL without credentials (the URL rule handles those)
   // (code, whatever the name: `SERVER_AUTH = ObjectIdentifier("1.3.6.1.5.5.7.3.1")`, `key = arg.slice(-1)[0]`)
   if (!how.quoted && !how.query && strength === 'weak' && isCode(v)) return false;
+  // (in a block of code, a long camelCase name of words is a variable: `hello.supportedSignatureAlgorithms = testingOnlyForce…Algorithms`)
+  if (how.inBlock && /^[a-z]+(?:[A-Z][a-z]+){2,}$/.test(v)) return false;
   if (strength === 'weak' || (how.quotedName && !how.quoted)) {
     // `"password": password` in a dict or object literal is a variable unless it looks generated.
     if (UUID.test(v) && strength === 'weak' && !how.paired) return false;
@@ -555,24 +609,29 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   // A bare name that names a secret itself is a variable: `password=password`, `token: accessToken`.
   // A name is words, perhaps a digit or two at the end; `s3cr3tPass`, `pass1234` and a generated
   // `keyGYu1N1PErEKWST` (an Airtable key) start with or hold a name word but are literals.
-  if (/^[A-Za-z_$][A-Za-z_$]*\d{0,2}$/.test(v) && nameStrength(v) !== 'none' && !looksRandom(v, 12)) return false;
+  // (Not a long run of lower-case letters on a setting's line: the postgres image's `POSTGRES_PASSWORD: mysecretpassword`.)
+  if (/^[A-Za-z_$][A-Za-z_$]*\d{0,2}$/.test(v) && nameStrength(v) !== 'none' && !looksRandom(v, 12) && !(how.lineMode && /^[a-z]{12,}$/.test(v))) return false;
   // f(password=pw); not a generated value before a comma (`-o username=ops,password=<generated>,vers=3.0`)
   if (/^[A-Za-z_][\w]*$/.test(v) && (how.next === ',' || how.next === ')' || how.next === '}') && !how.flag && !looksRandom(v, 12)) return false;
   // `self.passwd = password_mgr`, `this.token = raw_token`: a member set from a variable.
   if (/^[a-z_][a-z0-9]*(?:_[a-z0-9]+)+$/.test(v) && /[.]/.test(how.name)) return false;
+  // A member of a secret's object set from a variable, in code's spacing: markdown-it's `token.content = decoded`.
+  if (how.spaced && how.sep === '=' && NEUTRAL_SUFFIXES.has(last.toLowerCase()) && last !== how.name && /^[A-Za-z_$][A-Za-z_$]*$/.test(v) && !looksRandom(v, 12)) return false;
   if (how.sep === ' ') {
     // `--token abc123`, `.netrc`'s `password s3cr3t`, `aws configure set aws_secret_access_key <generated>`;
     // not `password field`, `token sqlite3 database`, `--password PASSWORD`.
     // (`=` ends a label unless it pads a long generated value: base64 `…==`)
     // (nor a setting after a verb: `Pass type_comments=True to …`)
-    if (/^[A-Z][A-Z0-9_]*$/.test(v) || /^[-[*&({<]/.test(v) || /:$/.test(v) || /^[A-Za-z_][\w.-]*=[^=]/.test(v) || (/=$/.test(v) && !(/^[A-Za-z0-9+/._:-]{16,}={1,2}$/.test(v) && looksRandom(v.replace(/=+$/, ''))))) return false;
+    // (nor a declaration's type: Go's `readerPass uint32`, `socksAuthMethodUsernamePassword socksAuthMethod = 0x02`)
+    if (how.next === '=' || (!how.netrc && !how.flag && (isTypeAnnotation(v) || PRIMITIVE_TYPE.test(v))) || /^[A-Z][A-Z0-9_]*$/.test(v) || /^[-[*&({<]/.test(v) || /:$/.test(v) || /^[A-Za-z_][\w.-]*=[^=]/.test(v) || (/=$/.test(v) && !(/^[A-Za-z0-9+/._:-]{16,}={1,2}$/.test(v) && looksRandom(v.replace(/=+$/, ''))))) return false;
     return looksRandom(v) || ((how.flag || how.lineMode) && secretLike(v)) || (how.netrc && v.length >= 4);
   }
   // A statement ending in `;` is code too, wherever it starts: `password = strict;`, `key = arg.slice(-1)[0];`.
   if (how.spaced && how.sep === '=' && how.next === ';') return looksRandom(v, 12);
   // In code, an unquoted right-hand side is an expression: `id_token = result`, `token = 1*tchar`, Haskell's and R's
-  // `apiKey <- fromMaybe …`.
-  if ((how.spaced && !how.lineMode && how.sep === '=') || how.sep === '<-') return looksRandom(v, 12);
+  // `apiKey <- fromMaybe …`; so is a variable's name on a line of its own inside a function's block
+  // (Go's `w.token = params`, `pwd = name // always absolute`), where a settings file has none.
+  if ((how.spaced && !how.lineMode && how.sep === '=') || how.sep === '<-' || how.inBlock) return looksRandom(v, 12);
   if (!how.lineMode && how.sep === ':' && !how.flag) return secretLike(v) || looksRandom(v);
   return true;
 }
@@ -594,6 +653,8 @@ interface ValueContext {
   next: string;
   /** The name is a parameter of a URL's query (`…://…?password=…`). */
   query?: boolean;
+  /** An unquoted name on its own line, set to a name, inside a block of code (braces, or a Python `def`). */
+  inBlock?: boolean;
 }
 
 /** Before a setting's name: `npm config set`, `yc config set`, `aws configure set`, `git config --global`. */
@@ -682,6 +743,10 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     if (!sep) continue;
     // `type CipherKey = …`, `class TokenStore:`, `interface Secret {`: declarations, not values.
     if (/(?:^|[^\w])(?:type|interface|class|enum|struct|def|function|func|fn|trait|impl|namespace|module)[ \t]+$/.test(text.slice(Math.max(0, s - 12), s))) continue;
+    // A ternary's branches (`isPrivate ? "restrictedPrivate" : "restricted"`, Perl's `$as->{pass} ? "PASS" : "FAIL"`).
+    if (quotedName && sep.sep === ':' && /\?[ \t]*$/.test(text.slice(Math.max(0, openQuote - 8), openQuote))) continue;
+    // A label inside a string, whose quote closes after the separator: `print("unknown token: ", token)`.
+    if (!quotedName && (sep.sep === ':' || sep.sep === '=') && insideString(text, s, sep.end)) continue;
     // `go test -v`'s result lines: `--- PASS: TestName (0.00s)`.
     if (text.startsWith('PASS:', s) && /(?:^|\n)[ \t]*---[ \t]+$/.test(text.slice(Math.max(0, s - 40), s))) continue;
     // A docstring's field list: `:param token: …`, `:type password: str`, `@param {string} token …`.
@@ -748,7 +813,11 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     // In a URL's query a key's hex value is the key (`?key=<hex>&…`), as when a user is named beside it.
     const paired = strength === 'weak' && (sep.sep === ':' || sep.sep === '=') && (UUID.test(bare) || HEX_DIGEST.test(bare)) && (inUrlQuery(text, s, sep.sep) || namesUser(text, s, value.after));
     const query = inUrlQuery(text, s, sep.sep);
-    if (secretValue(secret, strength, { spaced, quoted: value.quoted, quotedName, sep: sep.sep, lineMode, passwordish, flag: flag || configured, netrc, paired, name, next, query })) {
+    // A union of literal types: `root_key: 'HKLM' | 'HKEY_LOCAL_MACHINE' | …` (not a fallback: `'…' || x`).
+    if (value.quoted && sep.sep === ':' && next === '|' && text[nx + 1] !== '|') continue;
+    // (spaced: a shell function's `export DB_PASSWORD=hunter2` is inside braces too)
+    const inBlock = lineMode && spaced && !quotedName && !value.quoted && sep.sep === '=' && /^[A-Za-z_$][\w$]*$/.test(bare) && insideCodeBlock(text, s);
+    if (secretValue(secret, strength, { spaced, quoted: value.quoted, quotedName, sep: sep.sep, lineMode, passwordish, flag: flag || configured, netrc, paired, name, next, query, inBlock })) {
       let trimmed = secret.replace(/\s+$/, '');
       if (sep.sep === ' ') trimmed = trimmed.replace(/[.,:;!?)]+$/, '');
       found.push({ start: vs, end: vs + trimmed.length, secret: trimmed });

@@ -198,7 +198,31 @@ test('rule set 9: markup pairs, later call arguments and .pgpass lines inside JS
     '    AttributeOID.CHALLENGE_PASSWORD: "challengePassword",', 'kpasswd\t\t464/tcp', 'private_key\t= $dir/private/cakey.pem# The private key',
     '    pass     => $self->{+PASS},', '$rv = $this->{ds}->bind($this->{binddn}, password => $this->{bindpasswd});',
     "    Token:               colors['base0'],",
+    // a header's name as its value; a member of a token object set from a variable (markdown-it)
+    '    customHeaders["X-Market-AccountToken"] = "accountTokenHeader";', '  customHeaders["x-ms-continuationtoken"] = "continuationToken";',
+    'function entity(state) {\n  if (found) {\n    token.content = decoded\n    token.markup = match\n  }\n}',
   ]) assert.equal(r.redact(kept), kept);
+  // Code inside blocks, declarations, ternaries, labels in strings, literal types, /etc/nsswitch.conf
+  for (const kept of [
+    'func f() {\n\tw.token = params\n\tline.Token = tokens\n\tpwd = name // always absolute\n}',
+    'def close(self):\n    if self.open:\n        token = tokens\n',
+    'const (\n\tSIOCSLIFTOKEN                 = -0x7f879679\n\tsocksAuthMethodUsernamePassword    socksAuthMethod = 0x02 // use username/password\n)',
+    'type rw struct {\n\treaderPass uint32   // number of pending readers to skip readers list\n}',
+    'func f() {\n\thello.supportedSignatureAlgorithms = testingOnlyForceClientHelloSignatureAlgorithms\n}',
+    '    my $out = $as->{pass} ? "PASS" : "FAIL";', '    messageId: isPrivate ? "restrictedPrivate" : "restricted",',
+    '\tprint("unknown token: ", token, "\\n")', '  private_key: "_RSAPrivateKey",',
+    "  root_key: 'HKLM' | 'HKEY_LOCAL_MACHINE' | 'HKCU' | 'HKEY_CURRENT_USER' |",
+    '# /etc/nsswitch.conf\npasswd:         files systemd\ngroup:          files\nshadow:         files',
+  ]) assert.equal(r.redact(kept), kept);
+  // ...while a value that holds only the bare secret word is still a literal, and so is a member's generated value;
+  // a block's quoted or generated values and a shell function's assignments are still secrets.
+  for (const leak of [
+    'POSTGRES_PASSWORD: mysecretpassword', 'customHeaders["X-Api-Token"] = "tokenvaluesecretish"', 'function f() {\n  token.content = Zk39aQ0rT7bXw2Lm\n}',
+    'deploy() {\n  export DB_PASSWORD=hunter2\n}', 'func f() {\n\tpassword = "hunter2"\n}', 'func f() {\n\ttoken = ghx8Qm2LpZr7TkW4vB9n\n}',
+    'passwd: hunter2', "  password: 'abc123xyz' || fallback,", 'my $pw = "x" ? "a" : "Zk39aQ0rT7bXw2Lm";\npassword: s3cr3tZ9',
+  ]) {
+    assert.notEqual(r.redact(leak), leak, leak);
+  }
   // A base64 value ending in "==" after a flag is still a token.
   const influx = 'ilO7BBt27HC43VY1zgIj2E1R_zdYYJr9u--ltOKeec7_sXmBIWtNu_E-_en6Qpi4BLdu81jsD-NImnAk5aBHAA==';
   assert.equal(r.redact(`influx write --bucket b --token ${influx} -f data.lp`).includes(influx), false);

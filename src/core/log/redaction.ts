@@ -307,6 +307,8 @@ function classifyName(name: string): Strength {
       else strength = SECRET_KEY_QUALIFIERS.has(before) ? 'strong' : 'weak';
     } else if (w === 'token' && (before === 'api' || before === 'access' || before === 'auth' || before === 'refresh' || before === 'session' || before === 'bearer' || before === 'id' || before === 'oauth' || before === 'security')) {
       strength = 'strong';
+    } else if (w === 'ident' && before === 'auth') {
+      strength = 'strong'; // Yarn's `npmAuthIdent: "user:password"`
     } else if (w === 'secret' && words[j + 1] === 'id' && j + 2 === words.length) {
       // Vault AppRole's `secret_id` is a credential (weak: a UUID counts beside its `role_id`, as a key's beside a user).
       return NEGATING_QUALIFIERS.has(before) ? 'none' : 'weak';
@@ -426,7 +428,8 @@ function startsLine(text: string, s: number): boolean {
   while (ls > 0 && s - ls < 40 && text[ls - 1] !== '\n' && text[ls - 1] !== '\r' && !(text[ls - 1] === 'n' && text[ls - 2] === '\\')) ls--;
   if (ls > 0 && s - ls >= 40) return false;
   const prefix = text.slice(ls, s);
-  return /^[ \t]*(?:(?:export|set|setx|setenv|ENV|ARG|declare\s+-x|local|readonly|-|\*|>)[ \t]+)?(?:\$env:)?["']?$/.test(prefix);
+  // (also after a log level, and Maven's `-X` field marker: `[DEBUG]   (f) password = …`)
+  return /^[ \t]*(?:\[(?:DEBUG|INFO|WARN|WARNING|ERROR|TRACE|FINE|FINER)\][ \t]+(?:\([fs]\)[ \t]+)?)?(?:(?:export|set|setx|setenv|ENV|ARG|declare\s+-x|local|readonly|-|\*|>)[ \t]+)?(?:\$env:)?["']?$/.test(prefix);
 }
 
 // eslint-disable-next-line no-control-regex -- a NUL ends a value (`/proc/<pid>/environ`)
@@ -782,6 +785,9 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     if (value.quoted && secret.length > 4 && secret.startsWith('\\"') && secret.endsWith('\\"')) (vs += 2), (secret = secret.slice(2, -2));
     // openssl's `-passin pass:…`, `-pass pass:…`
     if (/^pass:/.test(secret)) (vs += 5), (secret = secret.slice(5));
+    // Yarn's `npmAuthIdent: "user:password"`: the user stays.
+    const identUser = /ident$/i.test(name) ? /^[^:\s"']{1,64}:(?=\S)/.exec(secret) : null;
+    if (identUser) (vs += identUser[0].length), (secret = secret.slice(identUser[0].length));
     // YAML block scalars `password: |` hold the value on the lines below.
     if (!value.quoted && /^[|>][-+]?$/.test(secret) && sep.sep === ':') {
       const block = /^\r?\n([ \t]+)\S[^\n]*(?:\r?\n\1[^\n]*)*/.exec(text.slice(value.end));
@@ -1285,7 +1291,20 @@ function redactAccountSlash(text: string, mark: Marker): string {
  */
 const NAMED_OBJECT_VALUE = /"([A-Za-z0-9_.-]{1,80})"[ \t]*:[ \t]*\{([^{}]{0,400}?)"value"[ \t]*:[ \t]*"((?:[^"\\\n]|\\.){1,400})"/g;
 
+/**
+ * An object that names its field in a label and holds it under `"value"`: `op item get --format json`'s `{ "label":
+ * "password", "value": "…" }`, and the same with `"name"`, `"key"`, `"field"` or `"title"`. The label's strength decides.
+ */
+const LABELLED_VALUE = /\{([^{}]{0,200}?)"(?:label|name|key|field|title)"[ \t]*:[ \t]*"([A-Za-z0-9_. -]{1,60})"[ \t]*,([^{}]{0,200}?)"value"[ \t]*:[ \t]*"((?:[^"\\\n]|\\.){1,400})"/g;
+
 function redactNamedObjects(text: string, mark: Marker): string {
+  LABELLED_VALUE.lastIndex = 0;
+  text = text.replace(LABELLED_VALUE, (all, _before: string, label: string, _between: string, value: string) => {
+    const strength = nameStrength(label);
+    if (strength === 'none' || notALiteral(value) || value.includes(MARKER_PREFIX)) return all;
+    if (!secretValue(value, strength, { spaced: true, quoted: true, quotedName: true, sep: ':', lineMode: false, passwordish: false, flag: false, netrc: false, name: label, next: '' })) return all;
+    return all.slice(0, all.length - value.length - 1) + mark('secret', value) + '"';
+  });
   NAMED_OBJECT_VALUE.lastIndex = 0;
   return text.replace(NAMED_OBJECT_VALUE, (all, name: string, between: string, value: string) => {
     const sensitive = /"sensitive"[ \t]*:[ \t]*true/.test(between);
@@ -1294,6 +1313,49 @@ function redactNamedObjects(text: string, mark: Marker): string {
     if (!sensitive && !secretValue(value, strength, { spaced: true, quoted: true, quotedName: true, sep: ':', lineMode: false, passwordish: false, flag: false, netrc: false, name, next: '' })) return all;
     return all.slice(0, all.length - value.length - 1) + mark('secret', value) + '"';
   });
+}
+
+/** A conda channel's token, a path segment after `/t/` on Anaconda's hosts: `https://conda.anaconda.org/t/<token>/acme`. */
+const CONDA_CHANNEL_TOKEN = /(\/\/(?:[\w-]+\.)*anaconda\.(?:org|com|cloud)\/t\/)([A-Za-z0-9_-]{16,200})(?=\/)/g;
+
+/** Deno's `DENO_AUTH_TOKENS`: `;`-separated `token@host` or `user:password@host`; each part before an `@` is a credential. */
+const DENO_AUTH_TOKENS = /(DENO_AUTH_TOKENS["']?[ \t]*[=:][ \t]*["']?)([^\s"']{1,4000})/g;
+
+function redactDenoAuthTokens(text: string, mark: Marker): string {
+  DENO_AUTH_TOKENS.lastIndex = 0;
+  return text.replace(DENO_AUTH_TOKENS, (all, head: string, list: string) => {
+    if (notALiteral(list)) return all;
+    const parts = list.split(';').map((part) => {
+      const at = part.lastIndexOf('@');
+      const cred = at > 0 ? part.slice(0, at) : '';
+      if (cred.length < 8 || notALiteral(cred) || cred.includes(MARKER_PREFIX)) return part;
+      return mark('token', cred) + part.slice(at);
+    });
+    return head + parts.join(';');
+  });
+}
+
+/**
+ * AWS secret access keys printed bare after a command or a document names them (`aws sts assume-role --query
+ * 'Credentials.[SecretAccessKey,…]'` prints a JSON array of strings): each 40-character value of their alphabet with
+ * upper- and lower-case letters and digits in the 3 KB after the name. (A git hash is lower-case hex.)
+ */
+const AWS_SECRET_KEY_NAMED = /SecretAccessKey|secret_access_key|SECRET_ACCESS_KEY/g;
+const AWS_SECRET_KEY_SHAPE = /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*\d)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+
+function redactBareAwsSecretKeys(text: string, mark: Marker): string {
+  const spans: Array<[number, number]> = [];
+  let reach = 0;
+  AWS_SECRET_KEY_NAMED.lastIndex = 0;
+  for (let m = AWS_SECRET_KEY_NAMED.exec(text); m !== null; m = AWS_SECRET_KEY_NAMED.exec(text)) {
+    const from = Math.max(m.index, reach);
+    reach = m.index + 3072;
+    AWS_SECRET_KEY_SHAPE.lastIndex = from;
+    for (let k = AWS_SECRET_KEY_SHAPE.exec(text); k !== null && k.index < reach; k = AWS_SECRET_KEY_SHAPE.exec(text)) {
+      if (!text.slice(k.index, k.index + 40).includes(MARKER_PREFIX) && looksRandom(k[0], 16)) spans.push([k.index, k.index + 40]);
+    }
+  }
+  return spans.length ? replaceAt(text, spans, 'aws_secret_key', mark) : text;
 }
 
 /** Redis `MONITOR`'s echo of an `AUTH`: `"AUTH" "<password>"`, `"AUTH" "<user>" "<password>"`. */
@@ -1878,12 +1940,14 @@ function labelledLastLine(text: string, from: number, end: number): [number, num
  * password on the line below), as `credentialOutput` judges a tool's output.
  */
 const PROMPT_LINE = /(?:^|\n)[ \t]*\$ ([^\n]{1,2000})(?=\n)/g;
+/** A command that reads one field of a secret, and that field is not secret: `-o jsonpath='{.data.username}'`, `-field=host`. */
+const NAMES_PUBLIC_FIELD = /(?:\{\.data\.|-field[= ]|\.fields\.|--fields[= ])["']?(?:user(?:_?name)?|login|email|host(?:name)?|port|database|db_?name|url|endpoint|region)\b(?![.-])/i;
 
 function redactPastedSessions(text: string, mark: Marker): string {
   PROMPT_LINE.lastIndex = 0;
   const spans: Array<[number, number]> = [];
   for (let m = PROMPT_LINE.exec(text); m !== null; m = PROMPT_LINE.exec(text)) {
-    if (!PRINTS_CREDENTIAL_COMMAND.test(m[1])) continue;
+    if (!PRINTS_CREDENTIAL_COMMAND.test(m[1]) || NAMES_PUBLIC_FIELD.test(m[1])) continue;
     const from = m.index + m[0].length + 1;
     const next = text.indexOf('\n$ ', from - 1);
     const to = next < 0 ? text.length : next;
@@ -2051,6 +2115,9 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   },
   { type: 'password', apply: redactAccountSlash, trigger: /(?:admin|root|user|test|demo|guest|deploy|postgres|ubuntu)[ \t]+\/[ \t]+\S/, needs: ['admin /', 'root /', 'user /', 'test /', 'demo /', 'guest /', 'deploy /', 'postgres /', 'ubuntu /', 'Admin /', 'Root /'] },
   { type: 'password', pattern: REDIS_MONITOR_AUTH, secretGroup: 2, trigger: /"(?:AUTH|auth)"[ \t]+"/, needs: ['"AUTH"', '"auth"'] },
+  { type: 'token', pattern: CONDA_CHANNEL_TOKEN, secretGroup: 2, keep: (v) => !looksRandom(v, 16), trigger: /anaconda\.(?:org|com|cloud)\/t\//, needs: ['anaconda.'] },
+  { type: 'token', apply: redactDenoAuthTokens, trigger: /DENO_AUTH_TOKENS/, needs: ['DENO_AUTH_TOKENS'] },
+  { type: 'aws_secret_key', apply: redactBareAwsSecretKeys, trigger: /SecretAccessKey|secret_access_key|SECRET_ACCESS_KEY/, needs: ['SecretAccessKey', 'secret_access_key', 'SECRET_ACCESS_KEY'] },
   { type: 'bearer_token', apply: redactAuthorization, trigger: /authorization|bearer/i, atWord: /authorization|bearer/iy },
   { type: 'password', apply: redactCommands, trigger: COMMAND_TRIGGER },
   { type: 'password', apply: redactPgpass, trigger: /:(?<=(?:^|\n|\\n|")[\w.*-]+:)(?=(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:[^\s:]{3})/ },

@@ -260,6 +260,34 @@ test('rule set 9, last round (set U): sensitive objects, URLs in errors and quer
   assert.equal(r.redact('found: duffel_test_BJGGeTY5HL6Cs-alsnpvA3EEPkSnwG-HjPK2JSBjl4J'), 'found: [REDACTED:duffel_token]');
 });
 
+test('rule set 9, code round (set Y): Yarn\'s npmAuthIdent, labelled values, log-prefixed settings, conda and Deno tokens, bare AWS secret keys after their name', () => {
+  const r = new Redactor();
+  const pw = 'Jyrpij44#ijr';
+  const awsKey = 'dh2EEDbHn+84fDCNhsioNNChRbYDcs+peSlpVnjf';
+  for (const [text, secret] of [
+    [`npmScopes:\n  acme:\n    npmAuthIdent: "frontend-ci:${pw}"\n`, pw],
+    [`{\n  "label": "password",\n  "value": "e*D*o846s^ky&54LpqfSAkLm"\n}`, 'e*D*o846s^ky&54LpqfSAkLm'],
+    [`[DEBUG]   (f) locations = [filesystem:src/main/resources/db/migration]\n[DEBUG]   (f) password = Bbwfnx74!oez\n`, 'Bbwfnx74!oez'],
+    ['channels:\n  - https://conda.anaconda.org/t/xg-5b39a0e2-cd63-e09b-4d3e-fdb3c2b83a95/acme-private\n', 'xg-5b39a0e2-cd63-e09b-4d3e-fdb3c2b83a95'],
+    ['DENO_AUTH_TOKENS=f6Vk4eQbIw2mvXb7Nsg6KcatqlVES0PCBYodpnXI@raw.githubusercontent.com', 'f6Vk4eQbIw2mvXb7Nsg6KcatqlVES0PCBYodpnXI'],
+    [`$ aws sts assume-role --role-arn arn:aws:iam::412398765012:role/ci --role-session-name s --query 'Credentials.[SecretAccessKey,Expiration]'\n[\n    "${awsKey}",\n    "2026-12-27T11:42:09+00:00"\n]`, awsKey],
+  ]) {
+    const out = r.redact(text);
+    assert.equal(out.includes(secret), false, `${secret} in ${out}`);
+  }
+  // Only the password of Yarn's ident, and only the token of each Deno entry: the user and the hosts stay.
+  assert.equal(r.redact(`npmAuthIdent: "frontend-ci:${pw}"`), 'npmAuthIdent: "frontend-ci:[REDACTED:secret]"');
+  assert.match(r.redact('DENO_AUTH_TOKENS=a1b2c3d4e5f6g7h8@deno.land;user:Pw0rd!xyz9@example.com'), /^DENO_AUTH_TOKENS=\[REDACTED:token\]@deno\.land;\[REDACTED:token\]@example\.com$/);
+  for (const kept of [
+    '{\n  "label": "username",\n  "value": "staging_admin"\n}',
+    '{ "name": "notesPlain", "value": "rotated quarterly; ask #platform" }',
+    '[INFO] (f) password = ${env.DB_PASSWORD}',
+    'channels:\n  - https://conda.anaconda.org/conda-forge\n  - https://repo.anaconda.com/pkgs/main',
+    // after the name, a git hash and an ARN are no keys
+    'SecretAccessKey rotation landed in 3f9a1c2e7b4d6a8f0e1c3b5d7f9a2c4e6b8d0f1a; see arn:aws:iam::412398765012:role/ci-deployer',
+  ]) assert.equal(r.redact(kept), kept);
+});
+
 test('rule set 9, prose (set W): a password told in a sentence, in a dozen languages, is redacted; prose about passwords is kept', () => {
   const r = new Redactor();
   const cases: Array<[string, string]> = [

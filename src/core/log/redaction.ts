@@ -246,6 +246,8 @@ function nameWords(name: string): string[] {
 
 function isStrongWord(w: string): boolean {
   if (STRONG_WORDS.has(w)) return true;
+  // Unix daemons' settings: slapd's `rootpw`, ldap.conf's `bindpw`, offlineimap's `remotepass`, sssd's `ldap_default_authtok`.
+  if (/^(?:bind|root|admin|db|user|remote|local|smtp|mail|imap|pop|master|proxy)(?:pw|pass)$|^(?:pw|authtok)$/.test(w)) return true;
   if (w === 'tokens' || w === 'secrets' || w === 'oldpwd' || w.endsWith('webtoken')) return false;
   return STRONG_SUFFIXES.some((s) => w.length > s.length && w.endsWith(s));
 }
@@ -307,6 +309,8 @@ function classifyName(name: string): Strength {
       else strength = SECRET_KEY_QUALIFIERS.has(before) ? 'strong' : 'weak';
     } else if (w === 'token' && (before === 'api' || before === 'access' || before === 'auth' || before === 'refresh' || before === 'session' || before === 'bearer' || before === 'id' || before === 'oauth' || before === 'security')) {
       strength = 'strong';
+    } else if (w === 'pw' && before.length === 1) {
+      continue; // a MIME type's `application/x-pw`, not a password
     } else if (w === 'ident' && before === 'auth') {
       strength = 'strong'; // Yarn's `npmAuthIdent: "user:password"`
     } else if (w === 'secret' && words[j + 1] === 'id' && j + 2 === words.length) {
@@ -336,7 +340,9 @@ function classifyName(name: string): Strength {
 // The assignment scanner: `<secret name> <separator> <value>` anywhere in a line
 
 /** Where a name may hold a secret word; the scanner looks at each occurrence. */
-const NAME_WORDS = ['pass', 'pwd', 'psk', 'secret', 'token', 'key', 'auth', 'cred', 'private', 'sig', 'session', 'sessid', 'login', 'dockercfg', 'dockerconfig'];
+/** `pwd`, and `pw` as a name's last word after another or in slapd's and ldap.conf's `rootpw`/`bindpw` (not every `pw`: too many places to look at). */
+const PW = String.raw`pw(?:d|(?<=(?:[_-]|bind|root)pw)(?![a-z]))`;
+const NAME_WORDS = ['pass', PW, 'psk', 'secret', 'token', 'key', 'auth', 'cred', 'private', 'sig', 'session', 'sessid', 'login', 'dockercfg', 'dockerconfig'];
 /** `pat` (a personal access token: `GITLAB_PAT`) only as a word of its own, never inside `path` or `pattern`. */
 const NAME_WORD_SCAN = new RegExp(NAME_WORDS.join('|') + '|pat(?![a-z])', 'gi');
 /** Longer names are not looked at (a run of name characters that long is data, not a name). */
@@ -349,7 +355,7 @@ const BT = '`';
 const STRONG_THEN_VALUE = String.raw`[\w.-]{0,${MAX_NAME}}(?:\\?["'${BT}\]]){0,2}[ \t]+(?:\\?["'${BT}])?[^\s"'${BT}\\]{3}`;
 /** After any word: the rest of the name, then a separator (`key=`, `"api_key":`, `token ?=`, `<password>`, `key="x" value=`). */
 const NAME_THEN_SEPARATOR = String.raw`[\w.-]{0,${MAX_NAME}}(?<!\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf))(?:\\?["'${BT}\]]){0,2}(?:[ \t]*[=:,>!?<+]|[ \t]+value[ \t]*=|\([ \t]*["'${BT}])`;
-const ANY_NAME_WORD = '(?:pass|pwd|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z]))';
+const ANY_NAME_WORD = `(?:pass|${PW}|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z]))`;
 const FLAG_WORD = '(?:key|cred|private|auth|dockerc)';
 /** After a flag's word: the rest of the flag, then a blank (`--api-key v`, `--credentials v`). */
 const FLAG_THEN_BLANK = String.raw`[\w.-]{0,${MAX_NAME}}[ \t]`;
@@ -363,7 +369,7 @@ const CONFIGURED_THEN_BLANK = String.raw`(?<=\b(?:config|configure)[ \t]+(?:set[
  * check it skips nothing the scanner would change.
  */
 const NAME_WORD_TRIGGER = new RegExp(
-  `(?:pass|pwd|secret|token|apikey|accesskey|secretkey)${STRONG_THEN_VALUE}|${ANY_NAME_WORD}${NAME_THEN_SEPARATOR}|-[\\w.-]{0,${MAX_NAME}}${FLAG_WORD}${FLAG_THEN_BLANK}|${ANY_NAME_WORD}${CONFIGURED_THEN_BLANK}`,
+  `(?:pass|${PW}|secret|token|apikey|accesskey|secretkey)${STRONG_THEN_VALUE}|${ANY_NAME_WORD}${NAME_THEN_SEPARATOR}|-[\\w.-]{0,${MAX_NAME}}${FLAG_WORD}${FLAG_THEN_BLANK}|${ANY_NAME_WORD}${CONFIGURED_THEN_BLANK}`,
   'i',
 );
 /**
@@ -372,7 +378,7 @@ const NAME_WORD_TRIGGER = new RegExp(
  * characters), a flag from its word back to its `-`.
  */
 const NAME_WORD_AT_WORD = new RegExp(
-  `(?:pass|pwd|secret|token|key(?<=apikey|accesskey))${STRONG_THEN_VALUE}|${ANY_NAME_WORD}${NAME_THEN_SEPARATOR}|(?<=-[\\w.-]{0,${MAX_NAME}})${FLAG_WORD}${FLAG_THEN_BLANK}|${ANY_NAME_WORD}${CONFIGURED_THEN_BLANK}`,
+  `(?:pass|${PW}|secret|token|key(?<=apikey|accesskey))${STRONG_THEN_VALUE}|${ANY_NAME_WORD}${NAME_THEN_SEPARATOR}|(?<=-[\\w.-]{0,${MAX_NAME}})${FLAG_WORD}${FLAG_THEN_BLANK}|${ANY_NAME_WORD}${CONFIGURED_THEN_BLANK}`,
   'iy',
 );
 
@@ -531,7 +537,7 @@ function namedByValue(v: string, name: string): boolean {
   if (!/^_?[A-Za-z]+(?:_[A-Za-z]+)*$/.test(v) || looksRandom(v, 12)) return false;
   const part = spelled(name.slice(Math.max(name.lastIndexOf('-'), name.lastIndexOf('.'), name.lastIndexOf('/')) + 1));
   if (part.length < 8 || v.length > part.length + 12 || !spelled(v).includes(part)) return false;
-  const bare = NAME_WORDS.concat(['password', 'passwd', 'passphrase', 'secret', 'token', 'credential', 'credentials', 'apikey']);
+  const bare = ['pass', 'pwd', 'psk', 'secret', 'token', 'key', 'auth', 'cred', 'private', 'sig', 'session', 'sessid', 'login', 'password', 'passwd', 'passphrase', 'credential', 'credentials', 'apikey'];
   return !bare.includes(part);
 }
 
@@ -665,7 +671,7 @@ const CONFIG_SETTER = /(?:^|[\s;&|(])(?:[\w.-]{1,40}[ \t]+)?(?:config|configure)
 
 /** Names whose value may follow after blanks alone (`password s3cr3t`, `--token abc`): not `private`, `credentials`, `auth`. */
 function blankSeparated(name: string): boolean {
-  return nameWords(name).some((w) => /pass|pwd|secret|token|apikey|accesskey|secretkey/.test(w) && w !== 'tokens' && w !== 'secrets');
+  return nameWords(name).some((w) => (/pass|pwd|secret|token|apikey|accesskey|secretkey/.test(w) || /^(?:bind|root)pw$/.test(w)) && w !== 'tokens' && w !== 'secrets');
 }
 
 /**
@@ -785,8 +791,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     if (value.quoted && secret.length > 4 && secret.startsWith('\\"') && secret.endsWith('\\"')) (vs += 2), (secret = secret.slice(2, -2));
     // openssl's `-passin pass:…`, `-pass pass:…`
     if (/^pass:/.test(secret)) (vs += 5), (secret = secret.slice(5));
-    // Yarn's `npmAuthIdent: "user:password"`: the user stays.
-    const identUser = /ident$/i.test(name) ? /^[^:\s"']{1,64}:(?=\S)/.exec(secret) : null;
+    // Yarn's `npmAuthIdent: "user:password"`, ProxySQL's `admin_credentials="admin:password"`: the user stays.
+    const identUser = /(?:ident|credentials)$/i.test(name) ? /^[A-Za-z_][\w.@-]{0,63}:(?=[^\s/])/.exec(secret) : null;
     if (identUser) (vs += identUser[0].length), (secret = secret.slice(identUser[0].length));
     // YAML block scalars `password: |` hold the value on the lines below.
     if (!value.quoted && /^[|>][-+]?$/.test(secret) && sep.sep === ':') {
@@ -1358,6 +1364,41 @@ function redactBareAwsSecretKeys(text: string, mark: Marker): string {
   return spans.length ? replaceAt(text, spans, 'aws_secret_key', mark) : text;
 }
 
+/**
+ * Network and mail daemons' own lines for a shared secret (set Z): HAProxy's `stats auth <user>:<password>`, Cisco's
+ * `crypto isakmp key <key> address …` and `pre-shared-key <key>`, Dovecot's `{PLAIN}<password>` in a passwd-file,
+ * and a Redis ACL's `>password` (`user app on >… ~* +@all`, `ACL SETUSER app on >…`; `#<sha256>` is a hash).
+ */
+const DAEMON_SECRETS = /(\bstats[ \t]+auth[ \t]+[^\s:]+:)([^\s"'`,;]+)|(\bcrypto[ \t]+isakmp[ \t]+key[ \t]+(?:[06][ \t]+)?)([^\s"'`,;]+)(?=[ \t]+(?:address|hostname)\b)|(\bpre-shared-key[ \t]+(?:(?:local|remote)[ \t]+)?(?:[06][ \t]+)?)([^\s"'`,;]+)|(\{(?:PLAIN|CLEARTEXT|CLEAR)\})([^\s:"'`,;]+)|((?:^|\n)[ \t]*(?:user|ACL[ \t]+SETUSER)[ \t]+\S+[ \t](?:[^\n>]*?[ \t])?>)([^\s"'`]+)/gi;
+
+function redactDaemonSecrets(text: string, mark: Marker): string {
+  DAEMON_SECRETS.lastIndex = 0;
+  return text.replace(DAEMON_SECRETS, (all, ...g: Array<string | undefined>) => {
+    for (let k = 0; k < 10; k += 2) {
+      const head = g[k];
+      const value = g[k + 1];
+      if (head === undefined || value === undefined) continue;
+      if (value.length < 4 || notALiteral(value) || value.includes(MARKER_PREFIX)) return all;
+      return head + mark('password', value) + all.slice(head.length + value.length);
+    }
+    return all;
+  });
+}
+
+/** net-snmp's `createUser <name> SHA "<auth passphrase>" AES "<privacy passphrase>"`: both passphrases. */
+const SNMP_CREATE_USER = /(\bcreateUser[ \t]+(?:-e[ \t]+\S+[ \t]+)?\S+[ \t]+(?:MD5|SHA(?:-\d+)?)[ \t]+)("[^"\n]+"|[^\s"]+)(?:([ \t]+(?:DES|AES(?:-?\d+)?)[ \t]+)("[^"\n]+"|[^\s"]+))?/g;
+
+function redactSnmpUsers(text: string, mark: Marker): string {
+  SNMP_CREATE_USER.lastIndex = 0;
+  const one = (v: string): string => {
+    const quoted = v.startsWith('"');
+    const inner = quoted ? v.slice(1, -1) : v;
+    if (inner.length < 8 || notALiteral(inner)) return v;
+    return quoted ? `"${mark('password', inner)}"` : mark('password', inner);
+  };
+  return text.replace(SNMP_CREATE_USER, (_all, head: string, auth: string, gap?: string, priv?: string) => head + one(auth) + (gap !== undefined && priv !== undefined ? gap + one(priv) : ''));
+}
+
 /** Redis `MONITOR`'s echo of an `AUTH`: `"AUTH" "<password>"`, `"AUTH" "<user>" "<password>"`. */
 const REDIS_MONITOR_AUTH = /("(?:AUTH|auth)"(?:[ \t]+"[^"\n]*")?[ \t]+")([^"\n]+)(?=")/g;
 
@@ -1883,7 +1924,7 @@ const IPSEC_SECRET = /(: (?:PSK|XAUTH|EAP)[ \t]+")([^"\n]+)(")/g;
  * What prints a file whose name says it holds a secret (rule set 7): `cat /etc/mongod/keyfile`, `sudo cat
  * ~/.ansible/vault_pass.txt`, `type .\\token.txt`; not a public key, a certificate, `authorized_keys` or `/etc/passwd`.
  */
-const SECRET_FILE_WORD = String.raw`(?:(?<![A-Za-z])(?:[Kk]ey(?:file|s)?|[Ss]ecrets?|[Pp]ass(?:word|wd|phrase)?s?|pwd|[Tt]okens?|[Cc]redentials?|creds)|(?<=[a-z])(?:Key|Secret|Token|Pass(?:word)?))(?![a-z])`;
+const SECRET_FILE_WORD = String.raw`(?:(?<![A-Za-z])(?:[Kk]ey(?:file|s)?|[Ss]ecrets?|[Pp]ass(?:word|wd|phrase)?s?|pwd|psk|[Tt]okens?|[Cc]redentials?|creds)|(?<=[a-z])(?:Key|Secret|Token|Pass(?:word)?))(?![a-z])`;
 const PRINTS_SECRET_FILE = String.raw`(?:cat|head|tail|bat|type|Get-Content|gc)[ \t]+(?:-\S+[ \t]+(?:\d+[ \t]+)?)*(?:[^\s|;&'"]*[\/\\])?(?!passwd\b|authorized_keys\b)[\w.-]*?${SECRET_FILE_WORD}[\w.-]*(?<!\.(?:pub|crt|cer|csr|pem))(?=$|[\s|;&)'"])`;
 
 /**
@@ -1892,7 +1933,7 @@ const PRINTS_SECRET_FILE = String.raw`(?:cat|head|tail|bat|type|Get-Content|gc)[
  * `vault kv get -field=password`, `kubectl get secret … | base64 -d`, `openssl rand -base64 32`). A tool's output
  * after one of them is judged by this, not by its shape: see `credentialOutput`.
  */
-export const PRINTS_CREDENTIAL_COMMAND = new RegExp(String.raw`\b(?:${PRINTED_BY}|${PRINTS_SECRET_FILE}|(?:reset|setup|generate)-passwords?|reset-credentials|get-access-token|config:get|secrets?[ \t]+(?:versions[ \t]+)?(?:access|get|show|reveal)|get-secret-value|get-parameters?\b[^\n]{0,200}--with-decryption|keyvault[ \t]+secret[ \t]+show|kv[ \t]+get|read[ \t]+-field|find-(?:generic|internet)-password|secret-tool[ \t]+lookup|keyring[ \t]+get|(?:op|bw|gopass)[ \t]+(?:read|get|show)|pass[ \t]+show|sops[ \t]+(?:-d|--decrypt)|base64[ \t]+(?:-d|--decode)|openssl[ \t]+rand|token_(?:hex|urlsafe|bytes)|randomBytes|pwgen|\/dev\/urandom)\b`);
+export const PRINTS_CREDENTIAL_COMMAND = new RegExp(String.raw`\b(?:${PRINTED_BY}|${PRINTS_SECRET_FILE}|(?:reset|setup|generate)-passwords?|reset-credentials|get-access-token|config:get|secrets?[ \t]+(?:versions[ \t]+)?(?:access|get|show|reveal)|keystore[ \t]+show|get-secret-value|get-parameters?\b[^\n]{0,200}--with-decryption|keyvault[ \t]+secret[ \t]+show|kv[ \t]+get|read[ \t]+-field|find-(?:generic|internet)-password|secret-tool[ \t]+lookup|keyring[ \t]+get|(?:op|bw|gopass)[ \t]+(?:read|get|show)|pass[ \t]+show|sops[ \t]+(?:-d|--decrypt)|base64[ \t]+(?:-d|--decode)|openssl[ \t]+rand|token_(?:hex|urlsafe|bytes)|randomBytes|pwgen|\/dev\/urandom)\b`);
 
 /** Where a tool's own output starts in a result: after Scroll's `--- stdout ---` or Codex's `Output:` line, else at once. */
 const OUTPUT_START = /(?:^|\n)(?:--- stdout ---|Output:)\r?\n/;
@@ -2115,6 +2156,8 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   },
   { type: 'password', apply: redactAccountSlash, trigger: /(?:admin|root|user|test|demo|guest|deploy|postgres|ubuntu)[ \t]+\/[ \t]+\S/, needs: ['admin /', 'root /', 'user /', 'test /', 'demo /', 'guest /', 'deploy /', 'postgres /', 'ubuntu /', 'Admin /', 'Root /'] },
   { type: 'password', pattern: REDIS_MONITOR_AUTH, secretGroup: 2, trigger: /"(?:AUTH|auth)"[ \t]+"/, needs: ['"AUTH"', '"auth"'] },
+  { type: 'password', apply: redactDaemonSecrets, trigger: /stats auth|isakmp key|pre-shared-key|\{(?:PLAIN|CLEARTEXT|CLEAR)\}|SETUSER|\+@/, needs: ['stats auth', 'isakmp key', 'pre-shared-key', '{PLAIN}', '{CLEARTEXT}', '{CLEAR}', 'SETUSER', '+@'] },
+  { type: 'password', apply: redactSnmpUsers, trigger: /createUser[ \t]/, needs: ['createUser'] },
   { type: 'token', pattern: CONDA_CHANNEL_TOKEN, secretGroup: 2, keep: (v) => !looksRandom(v, 16), trigger: /anaconda\.(?:org|com|cloud)\/t\//, needs: ['anaconda.'] },
   { type: 'token', apply: redactDenoAuthTokens, trigger: /DENO_AUTH_TOKENS/, needs: ['DENO_AUTH_TOKENS'] },
   { type: 'aws_secret_key', apply: redactBareAwsSecretKeys, trigger: /SecretAccessKey|secret_access_key|SECRET_ACCESS_KEY/, needs: ['SecretAccessKey', 'secret_access_key', 'SECRET_ACCESS_KEY'] },
@@ -2201,7 +2244,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
  * for them once and tries those triggers (`atWord`) only where one starts. A plain union of words
  * scans about twice as fast as the structured triggers; most text has none of them.
  */
-const CASELESS_WORDS = /pass|pwd|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z])|bearer|kty/gi;
+const CASELESS_WORDS = new RegExp(`pass|${PW}|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z])|bearer|kty`, 'gi');
 /** NAME_WORD_SCAN at one place: every place it matches is one where a word of CASELESS_WORDS starts. */
 const NAME_WORD_AT = new RegExp(NAME_WORD_SCAN.source, 'iy');
 

@@ -288,6 +288,32 @@ test('rule set 9, code round (set Y): Yarn\'s npmAuthIdent, labelled values, log
   ]) assert.equal(r.redact(kept), kept);
 });
 
+test('rule set 9, set Z: daemons\' settings and lines for shared secrets (slapd, ldap.conf, sssd, offlineimap, HAProxy, Cisco, Dovecot, Redis ACLs, net-snmp)', () => {
+  const r = new Redactor();
+  for (const [text, secret] of [
+    ['suffix          "dc=example,dc=de"\nrootpw          kZJfvQsttJ6a\n', 'kZJfvQsttJ6a'],
+    ['binddn cn=nss-proxy,ou=service,dc=example,dc=de\nbindpw 1PHcy4N5Jp6XxZiH\n', '1PHcy4N5Jp6XxZiH'],
+    ['[domain/corp]\nldap_default_authtok_type = password\nldap_default_authtok = 2xWMGLguv3eX5eZHUNGR\n', '2xWMGLguv3eX5eZHUNGR'],
+    ['remoteuser = jonas@example.me\nremotepass = xndr6u3mnohuq4df\n', 'xndr6u3mnohuq4df'],
+    ["KADMIN_PRINC=\"provisioner/admin@$REALM\"\nKADMIN_PW='Autumn2010!um'\n", 'Autumn2010!um'],
+    ['listen stats\n    stats enable\n    stats auth admin:Azytfk46!vvi\n', 'Azytfk46!vvi'],
+    ['crypto isakmp key qUnrxIB4l2D7OPvP address 203.0.113.45\n', 'qUnrxIB4l2D7OPvP'],
+    ['noreply@example.nl:{PLAIN}Winter2013#lb:5000:5000::/var/vmail/example.nl/noreply::', 'Winter2013#lb'],
+    ['user default off\nuser sidekiq on >1912e36a8d5e26d92c1f511c9b99bc82 ~sidekiq:* &* +@all -@dangerous\n', '1912e36a8d5e26d92c1f511c9b99bc82'],
+    ['createUser librenms SHA-256 "basil-quarry-ember2" AES "copper-lantern-77x"\n', 'basil-quarry-ember2'],
+    ['createUser librenms SHA-256 "basil-quarry-ember2" AES "copper-lantern-77x"\n', 'copper-lantern-77x'],
+    ['$ sudo cat /etc/zabbix/zabbix_agent2.psk\n547dd7b2609a55795bd9f7bbec49cb828c405e5c6c7e08a341bdb5a44f97c07e\n', '547dd7b2609a55795bd9f7bbec49cb828c405e5c6c7e08a341bdb5a44f97c07e'],
+  ]) assert.equal(r.redact(text).includes(secret), false, `${secret} in ${r.redact(text)}`);
+  // ProxySQL's user stays beside its password.
+  assert.equal(r.redact('    admin_credentials="admin:GgCXgIDjOyXjtBdM"'), '    admin_credentials="admin:[REDACTED:secret]"');
+  for (const kept of [
+    'application/x-pw:x-office-document', // a MIME type
+    "HAProxy's `stats auth <user>:<password>`, Dovecot's `{PLAIN}<password>`", // placeholders
+    'user healthcheck on nopass -@all +ping +info', 'user app on #9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 ~* +@all',
+    'echo done > /tmp/log', 'def pwd():\n    return os.getcwd()',
+  ]) assert.equal(r.redact(kept), kept);
+});
+
 test('rule set 9, prose (set W): a password told in a sentence, in a dozen languages, is redacted; prose about passwords is kept', () => {
   const r = new Redactor();
   const cases: Array<[string, string]> = [

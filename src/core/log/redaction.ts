@@ -1347,18 +1347,24 @@ function redactDenoAuthTokens(text: string, mark: Marker): string {
  * upper- and lower-case letters and digits in the 3 KB after the name. (A git hash is lower-case hex.)
  */
 const AWS_SECRET_KEY_NAMED = /SecretAccessKey|secret_access_key|SECRET_ACCESS_KEY/g;
-const AWS_SECRET_KEY_SHAPE = /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*\d)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+const AWS_SECRET_KEY_SHAPE = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
 
 function redactBareAwsSecretKeys(text: string, mark: Marker): string {
   const spans: Array<[number, number]> = [];
   let reach = 0;
   AWS_SECRET_KEY_NAMED.lastIndex = 0;
   for (let m = AWS_SECRET_KEY_NAMED.exec(text); m !== null; m = AWS_SECRET_KEY_NAMED.exec(text)) {
+    // Windows after each name that do not overlap, so each character is looked at once however many names there are.
     const from = Math.max(m.index, reach);
-    reach = m.index + 3072;
-    AWS_SECRET_KEY_SHAPE.lastIndex = from;
-    for (let k = AWS_SECRET_KEY_SHAPE.exec(text); k !== null && k.index < reach; k = AWS_SECRET_KEY_SHAPE.exec(text)) {
-      if (!text.slice(k.index, k.index + 40).includes(MARKER_PREFIX) && looksRandom(k[0], 16)) spans.push([k.index, k.index + 40]);
+    reach = Math.min(text.length, m.index + 3072);
+    if (from >= reach) continue;
+    // (one character before it for the boundary, and room after it for a key that starts inside it)
+    const base = Math.max(0, from - 1);
+    const window = text.slice(base, reach + 41);
+    AWS_SECRET_KEY_SHAPE.lastIndex = from - base;
+    for (let k = AWS_SECRET_KEY_SHAPE.exec(window); k !== null && base + k.index < reach; k = AWS_SECRET_KEY_SHAPE.exec(window)) {
+      const v = k[0];
+      if (/[a-z]/.test(v) && /[A-Z]/.test(v) && /\d/.test(v) && looksRandom(v, 16)) spans.push([base + k.index, base + k.index + 40]);
     }
   }
   return spans.length ? replaceAt(text, spans, 'aws_secret_key', mark) : text;

@@ -816,6 +816,10 @@ test('no input makes redaction slow: 200 KB of each shape that once took quadrat
     'schemes without a colon': 'a//b:'.repeat(n / 5), 'escaped pgpass heads': '\\nh:5432:d:u:'.repeat(n / 14),
     'plist keys': '<key>ApiToken</key>'.repeat(n / 19), 'later arguments': 'f("a", '.repeat(n / 7) + '"api_key", "x")',
     'named elements': '<string name="api_secret">'.repeat(n / 26),
+    // and its last rounds'
+    'secret key names, then an upper-case run': 'SecretAccessKey '.repeat(n / 32) + 'A1'.repeat(n / 4), 'labelled objects': '{"name": "password", '.repeat(n / 21),
+    'deno lists': 'DENO_AUTH_TOKENS=' + 'a@;'.repeat(n / 3), 'snmp users': 'createUser a SHA '.repeat(n / 17), 'acl lines': '\nuser a on '.repeat(n / 11),
+    'names in open blocks': '{\n  token = x\n'.repeat(n / 14), 'labels in strings': '"token: '.repeat(n / 8),
   };
   // CPU time, not wall time: what is guarded is quadratic work, which a loaded machine's wait does not add to.
   for (const [name, text] of Object.entries(cases)) {

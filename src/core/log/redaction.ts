@@ -537,16 +537,19 @@ function namedByValue(v: string, name: string): boolean {
   if (!/^_?[A-Za-z]+(?:_[A-Za-z]+)*$/.test(v) || looksRandom(v, 12)) return false;
   const part = spelled(name.slice(Math.max(name.lastIndexOf('-'), name.lastIndexOf('.'), name.lastIndexOf('/')) + 1));
   if (part.length < 8 || v.length > part.length + 12 || !spelled(v).includes(part)) return false;
-  const bare = ['pass', 'pwd', 'psk', 'secret', 'token', 'key', 'auth', 'cred', 'private', 'sig', 'session', 'sessid', 'login', 'password', 'passwd', 'passphrase', 'credential', 'credentials', 'apikey'];
-  return !bare.includes(part);
+  return !BARE_SECRET_WORDS.has(part);
 }
+/** Secret words alone, with no qualifier: a field's last part that is one of these is not named by a value holding it. */
+const BARE_SECRET_WORDS = new Set(['pass', 'pwd', 'psk', 'secret', 'token', 'key', 'auth', 'cred', 'private', 'sig', 'session', 'sessid', 'login', 'password', 'passwd', 'passphrase', 'credential', 'credentials', 'apikey']);
 
 /** A name or a word without case and separators (`REFRESH_TOKEN`, `refresh-token`, `refreshToken` → `refreshtoken`). */
 function spelled(v: string): string {
   return v.replace(/[_.-]/g, '').toLowerCase();
 }
 
-const NSS_SOURCES = /^(?:files|compat|systemd|db|nis|nisplus|ldap|sss|winbind|altfiles|cache|hesiod|extrausers)(?:[ \t]+(?:\[[^\]\n]*\][ \t]*)?(?:files|compat|systemd|db|nis|nisplus|ldap|sss|winbind|altfiles|cache|hesiod|extrausers))*$/;
+/** `/etc/nsswitch.conf`'s sources, one or more, perhaps with an action between: `files [SUCCESS=merge] systemd`. */
+const NSS_SOURCE = '(?:files|compat|systemd|db|nis|nisplus|ldap|sss|winbind|altfiles|cache|hesiod|extrausers)';
+const NSS_SOURCES = new RegExp(String.raw`^${NSS_SOURCE}(?:[ \t]+(?:\[[^\]\n]*\][ \t]*)?${NSS_SOURCE})*$`);
 
 /** Whether the value after a name of this strength is a secret. */
 function secretValue(value: string, strength: Strength, how: ValueContext): boolean {
@@ -823,8 +826,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     // Only a UUID or a hex digest needs the user beside it (secretValue's weak branch): the line is read for those alone.
     const bare = secret.trim();
     // In a URL's query a key's hex value is the key (`?key=<hex>&…`), as when a user is named beside it.
-    const paired = strength === 'weak' && (sep.sep === ':' || sep.sep === '=') && (UUID.test(bare) || HEX_DIGEST.test(bare)) && (inUrlQuery(text, s, sep.sep) || namesUser(text, s, value.after));
     const query = inUrlQuery(text, s, sep.sep);
+    const paired = strength === 'weak' && (sep.sep === ':' || sep.sep === '=') && (UUID.test(bare) || HEX_DIGEST.test(bare)) && (query || namesUser(text, s, value.after));
     // A union of literal types: `root_key: 'HKLM' | 'HKEY_LOCAL_MACHINE' | …` (not a fallback: `'…' || x`).
     if (value.quoted && sep.sep === ':' && next === '|' && text[nx + 1] !== '|') continue;
     // (spaced: a shell function's `export DB_PASSWORD=hunter2` is inside braces too)
@@ -1304,21 +1307,18 @@ const NAMED_OBJECT_VALUE = /"([A-Za-z0-9_.-]{1,80})"[ \t]*:[ \t]*\{([^{}]{0,400}
 const LABELLED_VALUE = /\{([^{}]{0,200}?)"(?:label|name|key|field|title)"[ \t]*:[ \t]*"([A-Za-z0-9_. -]{1,60})"[ \t]*,([^{}]{0,200}?)"value"[ \t]*:[ \t]*"((?:[^"\\\n]|\\.){1,400})"/g;
 
 function redactNamedObjects(text: string, mark: Marker): string {
-  LABELLED_VALUE.lastIndex = 0;
-  text = text.replace(LABELLED_VALUE, (all, _before: string, label: string, _between: string, value: string) => {
-    const strength = nameStrength(label);
-    if (strength === 'none' || notALiteral(value) || value.includes(MARKER_PREFIX)) return all;
-    if (!secretValue(value, strength, { spaced: true, quoted: true, quotedName: true, sep: ':', lineMode: false, passwordish: false, flag: false, netrc: false, name: label, next: '' })) return all;
-    return all.slice(0, all.length - value.length - 1) + mark('secret', value) + '"';
-  });
-  NAMED_OBJECT_VALUE.lastIndex = 0;
-  return text.replace(NAMED_OBJECT_VALUE, (all, name: string, between: string, value: string) => {
-    const sensitive = /"sensitive"[ \t]*:[ \t]*true/.test(between);
+  /** `match` (ending in the value and its closing quote) with the value marked when `name` says it is a secret, as in a JSON assignment. */
+  const markValue = (match: string, name: string, value: string, sensitive = false): string => {
     const strength = sensitive ? 'strong' : nameStrength(name);
-    if (strength === 'none' || notALiteral(value) || value.includes(MARKER_PREFIX)) return all;
-    if (!sensitive && !secretValue(value, strength, { spaced: true, quoted: true, quotedName: true, sep: ':', lineMode: false, passwordish: false, flag: false, netrc: false, name, next: '' })) return all;
-    return all.slice(0, all.length - value.length - 1) + mark('secret', value) + '"';
-  });
+    if (strength === 'none' || notALiteral(value) || value.includes(MARKER_PREFIX)) return match;
+    if (!sensitive && !secretValue(value, strength, { spaced: true, quoted: true, quotedName: true, sep: ':', lineMode: false, passwordish: false, flag: false, netrc: false, name, next: '' })) return match;
+    return match.slice(0, match.length - value.length - 1) + mark('secret', value) + '"';
+  };
+  LABELLED_VALUE.lastIndex = 0;
+  NAMED_OBJECT_VALUE.lastIndex = 0;
+  return text
+    .replace(LABELLED_VALUE, (all, _before: string, label: string, _between: string, value: string) => markValue(all, label, value))
+    .replace(NAMED_OBJECT_VALUE, (all, name: string, between: string, value: string) => markValue(all, name, value, /"sensitive"[ \t]*:[ \t]*true/.test(between)));
 }
 
 /** A conda channel's token, a path segment after `/t/` on Anaconda's hosts: `https://conda.anaconda.org/t/<token>/acme`. */
@@ -1379,8 +1379,10 @@ const DAEMON_SECRETS = /(\bstats[ \t]+auth[ \t]+[^\s:]+:)([^\s"'`,;]+)|(\bcrypto
 
 function redactDaemonSecrets(text: string, mark: Marker): string {
   DAEMON_SECRETS.lastIndex = 0;
-  return text.replace(DAEMON_SECRETS, (all, ...g: Array<string | undefined>) => {
-    for (let k = 0; k < 10; k += 2) {
+  return text.replace(DAEMON_SECRETS, (all: string, ...args: unknown[]) => {
+    // (a head and a value for each form; after the groups come the offset and the text)
+    const g = args.slice(0, -2) as Array<string | undefined>;
+    for (let k = 0; k + 1 < g.length; k += 2) {
       const head = g[k];
       const value = g[k + 1];
       if (head === undefined || value === undefined) continue;
@@ -2166,7 +2168,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'password', apply: redactSnmpUsers, trigger: /createUser[ \t]/, needs: ['createUser'] },
   { type: 'token', pattern: CONDA_CHANNEL_TOKEN, secretGroup: 2, keep: (v) => !looksRandom(v, 16), trigger: /anaconda\.(?:org|com|cloud)\/t\//, needs: ['anaconda.'] },
   { type: 'token', apply: redactDenoAuthTokens, trigger: /DENO_AUTH_TOKENS/, needs: ['DENO_AUTH_TOKENS'] },
-  { type: 'aws_secret_key', apply: redactBareAwsSecretKeys, trigger: /SecretAccessKey|secret_access_key|SECRET_ACCESS_KEY/, needs: ['SecretAccessKey', 'secret_access_key', 'SECRET_ACCESS_KEY'] },
+  { type: 'aws_secret_key', apply: redactBareAwsSecretKeys, trigger: new RegExp(AWS_SECRET_KEY_NAMED.source), needs: ['SecretAccessKey', 'secret_access_key', 'SECRET_ACCESS_KEY'] },
   { type: 'bearer_token', apply: redactAuthorization, trigger: /authorization|bearer/i, atWord: /authorization|bearer/iy },
   { type: 'password', apply: redactCommands, trigger: COMMAND_TRIGGER },
   { type: 'password', apply: redactPgpass, trigger: /:(?<=(?:^|\n|\\n|")[\w.*-]+:)(?=(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:[^\s:]{3})/ },

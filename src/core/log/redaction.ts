@@ -19,7 +19,7 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, wri
 import { InvalidInputError, errorMessage } from '../errors';
 
 /** Goes into every redacted event's `meta.redaction`: bump it whenever the rules change what they catch. */
-export const REDACTION_RULESET_VERSION = '9';
+export const REDACTION_RULESET_VERSION = '10';
 
 /** Builds the text that replaces `secret` (found by a rule of `type`). */
 export type Marker = (type: string, secret: string) => string;
@@ -724,7 +724,13 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     if (text[p] === '\\' && text[p + 1] === '"' && text[s - 1] === '"' && text[s - 2] === '\\') (p += 2), (quotedName = true), (openQuote = s - 2);
     else if (isQuote(text[p] ?? '') && text[s - 1] === text[p]) p++, (quotedName = true), (openQuote = s - 1);
     if (text[p] === ']') p++;
-    const xml = text[s - 1] === '<' && text[p] === '>';
+    // (with a namespace's prefix: SOAP's `<wsse:Password>`)
+    const opensElement = text[s - 1] === '<' || (text[s - 1] === ':' && /<[A-Za-z][\w.-]{0,30}:$/.test(text.slice(Math.max(0, s - 33), s)));
+    const xml = opensElement && text[p] === '>';
+    // An element with attributes: `<wsse:Password Type="…#PasswordText">…</wsse:Password>`.
+    const attributed = opensElement && !quotedName && (text[p] === ' ' || text[p] === '\t') ? /^(?:[ \t]+[\w:.-]+[ \t]*=[ \t]*(?:"[^"\n<>]*"|'[^'\n<>]*'))+[ \t]*>(?!<)/.exec(text.slice(p, p + 400)) : null;
+    // An Erlang tuple `{smtp_password,"…"}`: an atom, a comma, the value.
+    const tuple = !quotedName && text[s - 1] === '{' && /^,[ \t]*["']/.test(text.slice(p, p + 4));
     // `<add key="Password" value="…" />`: the value is an attribute of the same element.
     const attr = quotedName ? /^\s+value\s*=\s*/i.exec(text.slice(p, p + 20)) : null;
     // `define('DB_PASSWORD', '…')`, `headers.set("X-Api-Key", "…")`, Elixir's `fetch_env.("SECRET", "…")`:
@@ -751,7 +757,9 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
           ? { end: p + plist[0].length, sep: '>' }
           : element
             ? { end: p + 1, sep: '>' }
-            : readSeparator(text, p, setter || pair, xml);
+            : attributed
+              ? { end: p + attributed[0].length, sep: '>' }
+              : readSeparator(text, p, setter || pair || tuple, xml);
     if (!sep) continue;
     // `type CipherKey = …`, `class TokenStore:`, `interface Secret {`: declarations, not values.
     if (/(?:^|[^\w])(?:type|interface|class|enum|struct|def|function|func|fn|trait|impl|namespace|module)[ \t]+$/.test(text.slice(Math.max(0, s - 12), s))) continue;
@@ -780,6 +788,11 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     if (sep.sep === ' ' && !(strength === 'strong' && (flag || configured || blankSeparated(name))) && !weakFlag) continue;
     // A value may follow a type annotation: `password: str = "…"`, `token: string = '…'`.
     let vp = sep.end;
+    // PHP's var_dump: `["api_secret"]=>` then `string(40) "…"` on the next line.
+    if (sep.sep === '=>') {
+      const dumped = /^\s*string\(\d+\)[ \t]*(?=")/.exec(text.slice(vp, vp + 40));
+      if (dumped) vp += dumped[0].length;
+    }
     if (sep.sep === ':' || sep.sep === ' ') {
       // (also Rust's `&str`, `&'static str`, `&[u8]`)
       const annotated = /^[ \t]*(?:&(?:'[a-z]+[ \t]+)?(?:mut[ \t]+)?)?(?:[A-Za-z_][\w.]*(?:\[[^\]=\n]*\]|<[^>=\n]*>)?|\[[A-Za-z_]\w*(?:;[ \t]*\d+)?\])(?:[ \t]*\|[ \t]*[A-Za-z_][\w.]*(?:\[[^\]=\n]*\])?)*[ \t]*=(?!=)/.exec(text.slice(vp, vp + 80));
@@ -832,6 +845,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     if (value.quoted && sep.sep === ':' && next === '|' && text[nx + 1] !== '|') continue;
     // (spaced: a shell function's `export DB_PASSWORD=hunter2` is inside braces too)
     const inBlock = lineMode && spaced && !quotedName && !value.quoted && sep.sep === '=' && /^[A-Za-z_$][\w$]*$/.test(bare) && insideCodeBlock(text, s);
+    // (an element with attributes is as often markup's vocabulary, `<token type="keyword">return</token>`: a password's shape only)
+    if (attributed && !(typedPassword(bare) || looksRandom(bare, 12))) continue;
     if (secretValue(secret, strength, { spaced, quoted: value.quoted, quotedName, sep: sep.sep, lineMode, passwordish, flag: flag || configured, netrc, paired, name, next, query, inBlock })) {
       let trimmed = secret.replace(/\s+$/, '');
       if (sep.sep === ' ') trimmed = trimmed.replace(/[.,:;!?)]+$/, '');
@@ -1234,10 +1249,19 @@ function redactUrls(text: string, mark: Marker): string {
 const ENGLISH_PASSWORD_WORDS = ['password', 'passwd', 'passphrase', 'passcode', 'pw'];
 const PROSE_PASSWORD_WORDS = [
   ...ENGLISH_PASSWORD_WORDS, 'passwort', 'kennwort', 'contraseña', 'contrasena', 'mot de passe', 'senha', 'wachtwoord', 'пароль', 'пароля',
-  'パスワード', '密码', '密碼', '비밀번호',
+  'şifre', 'şifresi', 'sifre', 'hasło', 'haslo', 'heslo', "parola d'ordine", 'parolă', 'lösenord', 'losenord', 'passord', 'adgangskode',
+  'salasana', 'jelszó', 'jelszo', 'lozinka', 'geslo', 'parool', 'slaptažodis', 'κωδικός', 'סיסמה', 'كلمة المرور', 'mật khẩu', 'kata sandi',
+  'パスワード', '密码', '密碼', '口令', '비밀번호', '암호', 'รหัสผ่าน',
 ];
-/** Words for a key or token in prose (English): the value must then look generated. */
-const PROSE_TOKEN_WORDS = ['api key', 'api token', 'access key', 'access token', 'secret key', 'auth token', 'key', 'token', 'secret'];
+/** Words for a key or token in prose: the value must then look generated. */
+const ENGLISH_TOKEN_WORDS = ['api key', 'api token', 'access key', 'access token', 'secret key', 'auth token', 'key', 'token', 'secret'];
+const PROSE_TOKEN_WORDS = [
+  ...ENGLISH_TOKEN_WORDS,
+  'schlüssel', 'clave', 'chave', 'chiave', 'clé', 'ключ', 'токен',
+  '密钥', '密鑰', '秘钥', '私钥', '令牌', '秘密鍵', 'アクセスキー', 'シークレット', 'トークン', '토큰', '액세스 키', '비밀 키',
+];
+/** Cues written in scripts without blanks between words (`管理员密码`): no word boundary is asked of them. */
+const UNSPACED_CUE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
 /** The words as alternatives of a regex (a blank in a word matches any run of blanks). */
 const proseAlternatives = (words: readonly string[]) => words.map((w) => w.replace(/ /g, '[ \\t]+')).join('|');
 /**
@@ -1249,22 +1273,36 @@ const proseAlternatives = (words: readonly string[]) => words.map((w) => w.repla
  */
 const PROSE_SECRET = new RegExp(
   // (a cue may end an identifier, `POSTGRES_PASSWORD`: `_` is no letter; no lazy prefix, which would be tried at every position)
-  String.raw`(?<![\p{L}\p{N}])((?:${proseAlternatives([...PROSE_PASSWORD_WORDS, ...PROSE_TOKEN_WORDS])})\x60?)` +
+  String.raw`((?:(?<![\p{L}\p{N}])(?:${proseAlternatives([...PROSE_PASSWORD_WORDS, ...PROSE_TOKEN_WORDS].filter((w) => !UNSPACED_CUE.test(w)))})|${proseAlternatives([...PROSE_PASSWORD_WORDS, ...PROSE_TOKEN_WORDS].filter((w) => UNSPACED_CUE.test(w)))})\x60?)` +
     String.raw`((?:[ \t]+(?:for|of|on|to|at|in|für|de|del|pour|du|для|от)[ \t]+[^\n.!?:=;,]{1,40}?)?)` +
-    String.raw`([ \t]+(?:is(?:[ \t]+now|[ \t]+set[ \t]+to)?|was|ist|lautet|es|est|é|è|är|er|это)[ \t]+|[ \t]*[:：][ \t]*|[ \t]*(?:は|が|是|为|為|는|은|이|가)[ \t]*|[ \t]+(?=[^\s]*\d))` +
+    String.raw`([ \t]+(?:is(?:[ \t]+now|[ \t]+set[ \t]+to)?|was|ist|lautet|es|est|é|è|är|er|это)[ \t]+|[ \t]*[:：][ \t]*|=|[ \t]*(?:は|が|是|为|為|는|은|이|가)[ \t]*|[ \t]+(?=[^\s]*\d))` +
     String.raw`(["'\x60「『“«‘]?)([^\s"'\x60」』”»’<>，。！？、\p{Script=Han}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}]{6,80})`,
   'giu',
 );
 const PROSE_PASSWORD_CUE = new RegExp(String.raw`^(?:${proseAlternatives(PROSE_PASSWORD_WORDS)})\x60?$`, 'iu');
 const PROSE_CLOSERS: Record<string, string> = { '"': '"', "'": "'", '\x60': '\x60', '「': '」', '『': '』', '“': '”', '«': '»', '‘': '’' };
-const ENGLISH_CUE = new RegExp(String.raw`^(?:${proseAlternatives([...ENGLISH_PASSWORD_WORDS, ...PROSE_TOKEN_WORDS])})\x60?$`, 'i');
+const ENGLISH_CUE = new RegExp(String.raw`^(?:${proseAlternatives([...ENGLISH_PASSWORD_WORDS, ...ENGLISH_TOKEN_WORDS])})\x60?$`, 'i');
+
+/**
+ * What the prose rule's pre-test looks for besides its English forms: a part of each word other than English, in the
+ * cases it is written in (`Senha`, `BANCO_SENHA`, `Şifre`), so that most text skips the rule.
+ */
+const PROSE_WORD_LITERALS = [
+  'asswort', 'ASSWORT', 'ennwort', 'ENNWORT', 'ontrase', 'ONTRASE', 'enha', 'ENHA', 'achtwoord', 'ACHTWOORD', 'ароль', 'АРОЛЬ', 'Пароль',
+  'ifre', 'IFRE', 'İFRE', 'asło', 'ASŁO', 'aslo', 'ASLO', 'eslo', 'ESLO', "d'ordine", 'arolă', 'ösenord', 'ÖSENORD', 'osenord', 'assord', 'ASSORD',
+  'dgangskode', 'DGANGSKODE', 'alasana', 'ALASANA', 'elszó', 'ELSZÓ', 'elszo', 'ELSZO', 'ozinka', 'OZINKA', 'arool', 'laptažod', 'LAPTAŽOD',
+  'κωδικ', 'ΚΩΔΙΚ', 'Κωδικ', 'סיסמ', 'كلمة المرور', 'ật khẩu', 'ẬT KHẨU', 'ata sandi', 'ATA SANDI',
+  'chlüssel', 'CHLÜSSEL', 'clave', 'Clave', 'CLAVE', 'chave', 'Chave', 'CHAVE', 'hiave', 'HIAVE', 'clé', 'Clé', 'CLÉ', 'люч', 'ЛЮЧ', 'окен', 'ОКЕН',
+  'パスワード', '密码', '密碼', '口令', '비밀번호', '암호', 'รหัสผ่าน', '密钥', '密鑰', '秘钥', '私钥', '令牌', '秘密鍵', 'アクセスキー', 'シークレット', 'トークン', '토큰', '액세스 키', '비밀 키',
+];
+const escapeRegExp = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function redactProse(text: string, mark: Marker): string {
   PROSE_SECRET.lastIndex = 0;
   return text.replace(PROSE_SECRET, (all: string, cue: string, qualification: string, connector: string, open: string, raw: string, at: number) => {
     // In English a colon is an assignment's (the scanner's), unless a qualification makes it prose; a blank alone
     // only right after "pw" (`pw xamf5326vjec`).
-    if (ENGLISH_CUE.test(cue) && /[:：]/.test(connector) && qualification === '') return all;
+    if (ENGLISH_CUE.test(cue) && /[:：=]/.test(connector) && qualification === '') return all;
     if (/^[ \t]+$/.test(connector) && (!/^pw$/i.test(cue) || qualification !== '')) return all;
     // A quote opened must close right after the value.
     if (open && text[at + all.length] !== PROSE_CLOSERS[open]) return all;
@@ -1276,6 +1314,8 @@ function redactProse(text: string, mark: Marker): string {
     // (lower-case words joined by hyphens are prose, `case-sensitive`, unless four or more: `correct-horse-battery-staple`)
     if (/^[a-z]+(?:-[a-z]+){1,2}$/.test(v)) return all;
     const password = PROSE_PASSWORD_CUE.test(cue);
+    // (`=` is a setting's, `BANCO_SENHA=…`: not code's `senha = senhaDigitada`)
+    if (connector === '=' && (qualification !== '' || !(password ? typedPassword(v) : looksRandom(v, 16)))) return all;
     if (!(password ? secretLike(v) || looksRandom(v, 12) : looksRandom(v, 16))) return all;
     return all.slice(0, all.length - raw.length) + mark('password', v) + raw.slice(v.length);
   });
@@ -1925,6 +1965,32 @@ const CRYPT_HASH = /\$(?:1|5|6|apr1|2[abxy]|y|gy|7|argon2(?:id|i|d))\$(?=[^\s$]{
 /** Redis Sentinel's password line: `sentinel auth-pass <master> <password>`. */
 const SENTINEL_AUTH = /^([ \t]*sentinel[ \t]+auth-pass[ \t]+\S+[ \t]+)(\S+)/gm;
 
+/**
+ * WireGuard's keys in `wg show`'s tab-separated output: `<public key>\t<preshared key>` (`preshared-keys`, a peer line
+ * of `dump`), and `dump`'s interface line `<if>\t<private key>\t<public key>\t<port>`, whose first key is private.
+ */
+const WG_KEY = String.raw`[A-Za-z0-9+/]{42}[A-Za-z0-9]=`;
+const WG_KEY_PAIR = new RegExp(String.raw`^((?:[\w.-]{1,15}\t)?)(${WG_KEY})\t(${WG_KEY})(?=(\t\d{1,5}\t)?)`, 'gm');
+
+function redactWireGuardKeys(text: string, mark: Marker): string {
+  WG_KEY_PAIR.lastIndex = 0;
+  return text.replace(WG_KEY_PAIR, (_all, iface: string, first: string, second: string, port: string | undefined) =>
+    iface && port ? iface + mark('private_key', first) + '\t' + second : iface + first + '\t' + mark('private_key', second));
+}
+
+/** pgbouncer's `userlist.txt`, a line of two quoted strings, a user and a password (or its md5/SCRAM hash): `"app" "<pw>"`. */
+const PGBOUNCER_USER = /^("[\w.@-]{1,64}"[ \t]+")([^"\s]{6,400})("[ \t]*)$/gm;
+/** In a text about pgbouncer's user list only: other lines of two quoted strings are tables (source-highlight's colours). */
+const PGBOUNCER_CONTEXT = /userlist|pgbouncer|auth_file/;
+
+function redactPgbouncerUsers(text: string, mark: Marker): string {
+  if (!PGBOUNCER_CONTEXT.test(text)) return text;
+  PGBOUNCER_USER.lastIndex = 0;
+  return text.replace(PGBOUNCER_USER, (all, a: string, v: string, b: string) => (typedPassword(v) || looksRandom(v, 12) ? a + mark('password', v) + b : all));
+}
+/** Nagios's `resource.cfg` macros: `$USER4$=<password>` (most hold paths and user names, which stay). */
+const NAGIOS_USER_MACRO = /^([ \t]*\$USER\d{1,3}\$[ \t]*=[ \t]*)(\S{6,400})[ \t]*$/gm;
+
 /** strongSwan's and Libreswan's ipsec.secrets: `<ids> : PSK "<secret>"` (also XAUTH, EAP). */
 const IPSEC_SECRET = /(: (?:PSK|XAUTH|EAP)[ \t]+")([^"\n]+)(")/g;
 
@@ -2124,6 +2190,100 @@ function redactSqlRows(text: string, mark: Marker): string {
 // ---------------------------------------------------------------------------------------------
 // The rule set
 
+/**
+ * A table whose header names a secret's column: a CSV or TSV export (Chrome's `name,url,username,password,note`), a
+ * `psql` or MySQL result, a Markdown table. That column's cell in each row below it, when the cell looks typed or
+ * generated; the other cells stay.
+ */
+const TABLE_RULE_LINE = /^[\s|+:=-]*$/;
+const TABLE_NAME = /^[A-Za-z_][\w.-]{0,40}(?: [\w.-]{1,40}){0,3}$/;
+
+/** The cells of a table's line and where each starts and ends (a CSV's quotes around a cell excluded). */
+function tableCells(line: string, sep: string): Array<{ start: number; end: number }> {
+  const cells: Array<{ start: number; end: number }> = [];
+  let i = 0;
+  let last = line.length;
+  if (sep === '|') {
+    // (a Markdown or MySQL row's outer bars)
+    while (i < line.length && (line[i] === ' ' || line[i] === '\t')) i++;
+    if (line[i] === '|') i++;
+    while (last > i && /[ \t\r]/.test(line[last - 1])) last--;
+    if (line[last - 1] === '|') last--;
+  }
+  for (;;) {
+    let start = i;
+    let end: number;
+    if (sep !== '|' && line[i] === '"') {
+      let q = i + 1;
+      while (q < last && !(line[q] === '"' && line[q + 1] !== '"')) q += line[q] === '"' ? 2 : 1;
+      start = i + 1;
+      end = q;
+      i = q + 1;
+      while (i < last && line[i] !== sep) i++;
+    } else {
+      const next = line.indexOf(sep, i);
+      end = next < 0 || next > last ? last : next;
+      i = end;
+    }
+    cells.push({ start, end });
+    if (i >= last) break;
+    i++;
+  }
+  return cells;
+}
+
+/** A line of names between separators, a table's header candidate (checked further in redactTableColumns). */
+const TABLE_HEADER_LINE = /^[ \t]*(?:\|[ \t]*)?[A-Za-z_][\w.-]{0,40}(?: [\w.-]{1,40}){0,3}[ \t]*(?:[,;\t|][ \t]*[A-Za-z_][\w.-]{0,40}(?: [\w.-]{1,40}){0,3}[ \t]*)+\|?[ \t]*\r?$/;
+const TABLE_HEADER_WORDS = /pass|secret|token|pwd|key/gi;
+
+function redactTableColumns(text: string, mark: Marker): string {
+  const spans: Array<[number, number]> = [];
+  TABLE_HEADER_WORDS.lastIndex = 0;
+  for (let w = TABLE_HEADER_WORDS.exec(text); w !== null; w = TABLE_HEADER_WORDS.exec(text)) {
+    // the line of each secret word, looked at once
+    const lineStart = text.lastIndexOf('\n', w.index) + 1;
+    const lineEnd = text.indexOf('\n', w.index);
+    TABLE_HEADER_WORDS.lastIndex = lineEnd < 0 ? text.length : lineEnd;
+    const m = TABLE_HEADER_LINE.exec(text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd));
+    if (m === null) continue;
+    m.index = lineStart;
+    const header = m[0].replace(/\r$/, '');
+    const sep = header.includes('\t') ? '\t' : header.includes('|') ? '|' : header.includes(',') ? ',' : ';';
+    // (an export's rows start their lines; indented lines are code: `yield before, orig_token`)
+    if (sep !== '|' && /^[ \t]/.test(header)) continue;
+    const cells = tableCells(header, sep);
+    const names = cells.map((c) => header.slice(c.start, c.end).trim());
+    if (cells.length < 2 || !names.every((n) => TABLE_NAME.test(n))) continue;
+    const columns = names.flatMap((n, index) => {
+      const strength = nameStrength(n.replace(/ /g, '_'));
+      return strength === 'none' ? [] : [{ index, strength }];
+    });
+    if (columns.length === 0) continue;
+    let at = m.index + m[0].length + 1;
+    while (at < text.length) {
+      const nl = text.indexOf('\n', at);
+      const end = nl < 0 ? text.length : nl;
+      const line = text.slice(at, end).replace(/\r$/, '');
+      // a rule between the header and the rows (`|---|---|`, `----+----`, `+----+`) is passed over
+      if (!(TABLE_RULE_LINE.test(line) && line.trim() !== '')) {
+        const row = tableCells(line, sep);
+        if (row.length !== cells.length || (sep !== '|' && /^[ \t]/.test(line))) break;
+        for (const { index, strength } of columns) {
+          const raw = line.slice(row[index].start, row[index].end);
+          const v = raw.trim();
+          if (v.length < 6 || /\s/.test(v) || notALiteral(v) || PATH.test(v) || UUID.test(v) || v.includes('://')) continue;
+          const from = at + row[index].start + raw.indexOf(v);
+          if (strength === 'strong' ? typedPassword(v) || looksRandom(v, 12) : looksRandom(v, 16)) spans.push([from, from + v.length]);
+        }
+      }
+      if (nl < 0) break;
+      at = nl + 1;
+    }
+    TABLE_HEADER_WORDS.lastIndex = Math.max(TABLE_HEADER_WORDS.lastIndex, at);
+  }
+  return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
+}
+
 /** The triggers of the rules keyed on a word; shared so that the one scan tests them once. */
 
 export const BUILTIN_RULES: readonly RedactionRule[] = [
@@ -2159,8 +2319,8 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
     type: 'password',
     apply: redactProse,
     // (the languages developers most often write to an agent in; each literal costs the pre-test's scan a little)
-    trigger: /ssword\x60?[ \t]+(?:is|was|for|of|on|to|at|in)\b|SSWORD\x60?[ \t]+(?:is|was|for)\b|ss(?:phrase|code|wd)[ \t]+(?:is|was|for)\b|[Pp]asswort|[Kk]ennwort|ontrase|e[ \t]passe|[Ss]enha|achtwoord|ароль|パスワード|密[码碼]|비밀번호|\bpw[ \t]|(?:key|token|secret)[ \t]+(?:is|was)\b/,
-    needs: ['ssword ', 'SSWORD ', 'ssword\x60', 'SSWORD\x60', 'ssphrase ', 'sscode ', 'sswd ', 'asswort', 'ennwort', 'ontrase', 'e passe', 'enha', 'achtwoord', 'ароль', 'パスワード', '密码', '密碼', '비밀번호', 'pw', 'key is', 'key was', 'token is', 'token was', 'secret is', 'secret was'],
+    trigger: new RegExp(String.raw`ssword\x60?[ \t]+(?:is|was|for|of|on|to|at|in)\b|SSWORD\x60?[ \t]+(?:is|was|for)\b|ss(?:phrase|code|wd)[ \t]+(?:is|was|for)\b|e[ \t]passe|\bpw[ \t]|(?:key|token|secret)[ \t]+(?:is|was)\b|` + PROSE_WORD_LITERALS.map(escapeRegExp).join('|')),
+    needs: ['ssword ', 'SSWORD ', 'ssword\x60', 'SSWORD\x60', 'ssphrase ', 'sscode ', 'sswd ', 'e passe', 'pw', 'key is', 'key was', 'token is', 'token was', 'secret is', 'secret was', ...PROSE_WORD_LITERALS],
   },
   { type: 'password', apply: redactAccountSlash, trigger: /(?:admin|root|user|test|demo|guest|deploy|postgres|ubuntu)[ \t]+\/[ \t]+\S/, needs: ['admin /', 'root /', 'user /', 'test /', 'demo /', 'guest /', 'deploy /', 'postgres /', 'ubuntu /', 'Admin /', 'Root /'] },
   { type: 'password', pattern: REDIS_MONITOR_AUTH, secretGroup: 2, trigger: /"(?:AUTH|auth)"[ \t]+"/, needs: ['"AUTH"', '"auth"'] },
@@ -2220,7 +2380,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   // a literal, not the one scan (a trigger starting with `$`); the commands are judged after
   { type: 'secret', apply: redactPastedSessions, trigger: /\$ [^\n]{1,2000}\n[ \t]*[^\s$][^\n]{7}/, needs: ['$ '] },
   { type: 'secret', apply: redactEnvDefaults, trigger: /(?:env|ENV|environ)\b[^\n]{0,140}(?:,|\|\||\?\?|\bor\b|unwrap_or(?:_else)?)[ \t(|_]*["'`]|\$\{\w+:?-/, needs: ['env', 'ENV', ':-'] },
-  { type: 'password', pattern: SQL_PASSWORD, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /(?:IDENTIFIED|[Ii]dentified)[ \t]+(?:BY|WITH|[Bb]y|[Ww]ith)|(?:SET|[Ss]et)[ \t]+(?:PASSWORD|[Pp]assword)/, needs: ['DENTIFIED', 'dentified', 'SET PASSWORD', 'et password'] },
+  { type: 'password', pattern: SQL_PASSWORD, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /(?:IDENTIFIED|[Ii]dentified)[ \t]+(?:BY|WITH|[Bb]y|[Ww]ith)|(?:SET|[Ss]et)[ \t]+(?:PASSWORD|[Pp]assword)/, needs: ['DENTIFIED', 'dentified', 'ET PASSWORD', 'ET password', 'ET Password', 'et password', 'et Password', 'et PASSWORD'] },
   {
     type: 'password_hash',
     pattern: CRYPT_HASH,
@@ -2235,11 +2395,24 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
     trigger: /alue["']?[ \t]*[:=](?<=(?:[Nn]ame|NAME|[Kk]ey|KEY)["']?[ \t]*[:=][ \t]*["']?[A-Za-z_][\w.-]{0,80}["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?["']?(?:[Vv]|[Pp]arameter_?[Vv])alue["']?[ \t]*[:=])/,
     needs: ['alue'],
   },
+  // rule set 10 (set Z's known misses)
+  { type: 'private_key', apply: redactWireGuardKeys, trigger: new RegExp(String.raw`${WG_KEY}\t${WG_KEY}`), needs: ['=\t'] },
+  { type: 'password', apply: redactPgbouncerUsers, trigger: PGBOUNCER_CONTEXT, needs: ['userlist', 'pgbouncer', 'auth_file'] },
+  { type: 'password', pattern: NAGIOS_USER_MACRO, secretGroup: 2, keep: (v) => PATH.test(v) || !typedPassword(v), trigger: /\$USER\d{1,3}\$[ \t]*=/, needs: ['$USER'] },
   { type: 'password', pattern: SENTINEL_AUTH, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /sentinel[ \t]+auth-pass[ \t]/, needs: ['auth-pass'] },
   // rule set 7 (set Q)
   { type: 'password', apply: redactUserSubcommands, trigger: /(?:add_user|change_password|set_password|add-user|change-password|set-password|create-user)[ \t]|addauth[ \t]+digest[ \t]/, needs: ['_user', '_password', '-user', '-password', 'addauth'] },
   { type: 'secret', pattern: ENCRYPT_KEY, secretGroup: 2, keep: (v) => !looksRandom(v.replace(/=+$/, ''), 16), trigger: /ncrypt["']?[ \t]*[:= ][ \t]*["']?[A-Za-z0-9+/]{20}/, needs: ['ncrypt'] },
   { type: 'secret', pattern: SECRET_LABEL, secretGroup: 2, keep: (v) => notALiteral(v) || !(UUID.test(v) || looksRandom(v.replace(/=+$/, ''), 16)), trigger: /(?:Secret[ \t]+ID|Key[ \t]+\d{1,2})[ \t]*[:=]/, needs: ['Secret', 'Key'] },
+  // rule set 10 (set AB)
+  {
+    type: 'secret',
+    apply: redactTableColumns,
+    // a header's cell naming a secret, next to a separator
+    // (names run up to a separator; a blank inside a name only in a `|` table's cell)
+    trigger: /(?:pass|secret|token|pwd|key)(?:[\w.-]{0,40}(?:["']?[,;\t]|[ \t]*\|)|(?<=[,;\t|][ \t]*["']?[\w.-]{0,40}(?:pass|secret|token|pwd|key)))/i,
+    atWord: /(?:pass|secret|token|pwd|key)(?:[\w.-]{0,40}(?:["']?[,;\t]|[ \t]*\|)|(?<=[,;\t|][ \t]*["']?[\w.-]{0,40}(?:pass|secret|token|pwd|key)))/iy,
+  },
   { type: 'secret', apply: redactSqlRows, trigger: /(?:INSERT|[Ii]nsert)[ \t]+(?:(?:IGNORE|ignore)[ \t]+)?(?:INTO|into)[ \t]/, needs: ['INSERT', 'nsert'] },
   { type: 'password', apply: redactCredentialCalls, trigger: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/i, atWord: /login[ \t]*\(|auth[ \t]*=?[ \t]*\(|credential|authentication[ \t]*\(/iy },
   { type: 'secret', apply: scanAssignments, trigger: NAME_WORD_TRIGGER, atWord: NAME_WORD_AT_WORD },

@@ -314,6 +314,47 @@ test('rule set 9, set Z: daemons\' settings and lines for shared secrets (slapd,
   ]) assert.equal(r.redact(kept), kept);
 });
 
+test('rule set 10 (set AB and Z\'s misses): labels in 20 more languages, debug prints, SOAP, tables\' secret columns, WireGuard, pgbouncer, Nagios', () => {
+  const r = new Redactor();
+  for (const [text, secret] of [
+    // a label in a language other than English, also inside a compound (`管理员密码`) and as a setting's last word
+    ['- 管理员账号：admin\n- 管理员密码：Ohvimc57%lvl\n', 'Ohvimc57%lvl'],
+    ['AccessKey ID：LTAI5tu04IWQM8rpbcG8jNrb\nAccessKey 密钥：OgGbM1AfxqxbMm2RNfSqlvONH9j6bL\n', 'OgGbM1AfxqxbMm2RNfSqlvONH9j6bL'],
+    ['Kullanıcı adı: deploy\nŞifre: Udazob30!hau\n', 'Udazob30!hau'],
+    ['Login: admin_test\nHasło: Nhtzed49%biy\n', 'Nhtzed49%biy'],
+    ["  utente: azienda_upload\n  parola d'ordine: Xxpiki85%ayi\n", 'Xxpiki85%ayi'],
+    ['BANCO_USUARIO=sistema_hml\nBANCO_SENHA=Ylsgfq91%blc\n', 'Ylsgfq91%blc'],
+    ['Lösenord: Tvxqam52!kro', 'Tvxqam52!kro'],
+    // debug prints and serialisations
+    ['  ["api_secret"]=>\n  string(40) "VXkRlJm3eKyyQP9XHOByzexjIa7hSOnrMQg1jP5e"\n', 'VXkRlJm3eKyyQP9XHOByzexjIa7hSOnrMQg1jP5e'],
+    [' {smtp_user,"alerts@mg.acme.dev"},\n {smtp_password,"Lmylsb66#hty"},\n', 'Lmylsb66#hty'],
+    ['<wsse:Username>acme_orders</wsse:Username>\n<wsse:Password Type="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordText">Lnjuhz98%rqd</wsse:Password>\n', 'Lnjuhz98%rqd'],
+    ["mysql> UPDATE integrations SET password = 'Zbdtqv98%qez', updated_at = NOW() WHERE id = 7;", 'Zbdtqv98%qez'],
+    // a table's secret column: CSV, psql, Markdown
+    ['name,url,username,password,note\nintranet.acme.local,https://intranet.acme.local/login,jdoe,Vynelg91!dzk,\n', 'Vynelg91!dzk'],
+    [' id | username | api_token\n----+----------+----------------------------------\n  1 | ci       | q8ZrT2mXv9LbK4wN7pYc3HdF6sJa1Ue5\n', 'q8ZrT2mXv9LbK4wN7pYc3HdF6sJa1Ue5'],
+    ['| host | user | password |\n|---|---|---|\n| db1 | app | Rcmzke42#plo |\n', 'Rcmzke42#plo'],
+    // WireGuard's preshared key, and the private key of `wg show all dump`'s interface line
+    ['$ sudo wg show wg0 preshared-keys\nwIKQPToZ7fP7Q1XQbGMuxwE4UZpOwiVxWjoi+QmI+Op=\tGxDDd9M5zt1kecxmIX6+p/xh2z/om4CGhKIl68SUupi=\n', 'GxDDd9M5zt1kecxmIX6+p/xh2z/om4CGhKIl68SUupi='],
+    ['wg0\tyAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=\tHIgo9xNzJMWLKASShiTqIybxZ0U3wGLiUeJ1PKf8ykw=\t51820\toff\n', 'yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk='],
+    ['$ sudo cat /etc/pgbouncer/userlist.txt\n"pgbouncer_admin" "iWV8TEDiDhZoPDEDpkNgq1171Zqh"\n', 'iWV8TEDiDhZoPDEDpkNgq1171Zqh'],
+    ['$USER1$=/usr/lib64/nagios/plugins\n$USER3$=nagios_mon\n$USER4$=Enklng01#mbs\n', 'Enklng01#mbs'],
+  ]) assert.equal(r.redact(text).includes(secret), false, `${secret} in ${r.redact(text)}`);
+  // Only the secret's cell, key or field goes: the user, the public key, the other columns stay.
+  assert.equal(r.redact('name,url,username,password,note\nintra,https://intra/login,jdoe,Vynelg91!dzk,'), 'name,url,username,password,note\nintra,https://intra/login,jdoe,[REDACTED:secret],');
+  assert.equal(r.redact('wIKQPToZ7fP7Q1XQbGMuxwE4UZpOwiVxWjoi+QmI+Op=\tGxDDd9M5zt1kecxmIX6+p/xh2z/om4CGhKIl68SUupi='), 'wIKQPToZ7fP7Q1XQbGMuxwE4UZpOwiVxWjoi+QmI+Op=\t[REDACTED:private_key]');
+  for (const kept of [
+    '$ sudo wg show wg0 peers\nwIKQPToZ7fP7Q1XQbGMuxwE4UZpOwiVxWjoi+QmI+Op=\nn1ClCEVrZ1BJGvtEAqjjFzq4I5f2E1GQM110ir3hRvi=', // public keys
+    'wIKQPToZ7fP7Q1XQbGMuxwE4UZpOwiVxWjoi+QmI+Op=\t(none)',
+    '"green" "#33CC00"\n"red" "#FF0000"', // two quoted strings a line, not about pgbouncer: source-highlight's colours
+    '$USER1$=/usr/lib64/nagios/plugins\n$USER3$=nagios_mon',
+    'senha = senhaDigitada', 'BANCO_SENHA=${SENHA}', 'Passwort: siehe Tresor', // code, a reference, prose
+    '    def _tokenize(self, var, string, orig_token):\n        yield before, orig_token\n        yield from self.tokenize(var.base, VARIABLE)', // indented code is no table
+    'option,type,password\n--host,string,no\n--pass,string,yes', // a table of words
+    '<token type="keyword">return</token>',
+  ]) assert.equal(r.redact(kept), kept);
+});
+
 test('rule set 9, prose (set W): a password told in a sentence, in a dozen languages, is redacted; prose about passwords is kept', () => {
   const r = new Redactor();
   const cases: Array<[string, string]> = [
@@ -820,6 +861,11 @@ test('no input makes redaction slow: 200 KB of each shape that once took quadrat
     'secret key names, then an upper-case run': 'SecretAccessKey '.repeat(n / 32) + 'A1'.repeat(n / 4), 'labelled objects': '{"name": "password", '.repeat(n / 21),
     'deno lists': 'DENO_AUTH_TOKENS=' + 'a@;'.repeat(n / 3), 'snmp users': 'createUser a SHA '.repeat(n / 17), 'acl lines': '\nuser a on '.repeat(n / 11),
     'names in open blocks': '{\n  token = x\n'.repeat(n / 14), 'labels in strings': '"token: '.repeat(n / 8),
+    // rule set 10's
+    'table headers': 'user,password\n'.repeat(n / 14), 'one long header': 'password,'.repeat(n / 9), 'header then rows': 'user,password\n' + 'a,Xy12!abc\n'.repeat(n / 11),
+    'bar tables': '| token |'.repeat(n / 9), 'attributed elements': '<a:Password x="1" '.repeat(n / 19), 'tuples': '{password,"'.repeat(n / 11),
+    'var dumps': '["token"]=>\n'.repeat(n / 12), 'wireguard pairs': ('A'.repeat(43) + '=\t').repeat(n / 45), 'nagios macros': '$USER1$='.repeat(n / 8),
+    'labels in other languages': 'Şifre: '.repeat(n / 7), 'unspaced cues': '管理员密码'.repeat(n / 5), 'pgbouncer lines': 'pgbouncer\n' + '"a" "'.repeat(n / 5),
   };
   // CPU time, not wall time: what is guarded is quadratic work, which a loaded machine's wait does not add to.
   for (const [name, text] of Object.entries(cases)) {

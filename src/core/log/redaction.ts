@@ -193,7 +193,11 @@ const VERSION = /^(?:[\^~<>=]|>=|<=)*(?:\d{1,4}:)?v?\d+(?:\.(?:\d+|x|\*)){1,3}(?
 /** Placeholders joined into a template: `<home_account_id>-<environment>-<credential_type>`. */
 const PLACEHOLDER_CHAIN = /^<[^<>\s]{1,60}>(?:[-_.:/]<[^<>\s]{1,60}>)+$/;
 
+/** A value behind its encoding's tag: WebSphere's `{xor}…`, Liberty's `{aes}…`, LDAP's `{SSHA}…` (not an interpolation). */
+const ENCODED_VALUE = /^\{(?:xor|aes|hash|enc|S?SHA\d{0,3}|S?MD5|CRYPT|PBKDF2[\w-]{0,20}|ARGON2\w{0,4}|BCRYPT|BLF-CRYPT|SHA\d{3}-CRYPT)\}[A-Za-z0-9+/=.$_-]{4,}$/i;
+
 function notALiteral(v: string): boolean {
+  if (ENCODED_VALUE.test(v)) return false;
   return VERSION.test(v) || PLACEHOLDER.test(v) || PLACEHOLDER_CHAIN.test(v) || PLACEHOLDER_WORDS.test(v) || REFERENCE.test(v) || INTERPOLATION.test(v) || v.includes(MARKER_PREFIX) || /\*{4,}|•{3,}/.test(v);
 }
 
@@ -309,6 +313,8 @@ function classifyName(name: string): Strength {
       else strength = SECRET_KEY_QUALIFIERS.has(before) ? 'strong' : 'weak';
     } else if (w === 'token' && (before === 'api' || before === 'access' || before === 'auth' || before === 'refresh' || before === 'session' || before === 'bearer' || before === 'id' || before === 'oauth' || before === 'security')) {
       strength = 'strong';
+    } else if (w === 'token' && before === 'key' && (words[j - 2] === 'public' || words[j - 2] === 'pub')) {
+      return 'none'; // .NET's `publicKeyToken="31bf3856ad364e35"`, a strong name's public key's hash
     } else if (w === 'pw' && before.length === 1) {
       continue; // a MIME type's `application/x-pw`, not a password
     } else if (w === 'ident' && before === 'auth') {
@@ -354,7 +360,7 @@ const BT = '`';
 /** After a strong word: the rest of the name, blanks, then 3 characters of a value, maybe quoted (`password s3cr3t`, `--passphrase 'ab…'`). */
 const STRONG_THEN_VALUE = String.raw`[\w.-]{0,${MAX_NAME}}(?:\\?["'${BT}\]]){0,2}[ \t]+(?:\\?["'${BT}])?[^\s"'${BT}\\]{3}`;
 /** After any word: the rest of the name, then a separator (`key=`, `"api_key":`, `token ?=`, `<password>`, `key="x" value=`). */
-const NAME_THEN_SEPARATOR = String.raw`[\w.-]{0,${MAX_NAME}}(?<!\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf))(?:\\?["'${BT}\]]){0,2}(?:[ \t]*[=:,>!?<+]|[ \t]+value[ \t]*=|\([ \t]*["'${BT}])`;
+const NAME_THEN_SEPARATOR = String.raw`[\w.-]{0,${MAX_NAME}}(?<!\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf))(?:\\?["'${BT}\]]){0,2}(?:[ \t]*[=:,>!?<+]|[ \t]+value[ \t]*=|\([ \t]*["'${BT}]|\)[ \t]*=[ \t]*["'])`;
 const ANY_NAME_WORD = `(?:pass|${PW}|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z]))`;
 const FLAG_WORD = '(?:key|cred|private|auth|dockerc)';
 /** After a flag's word: the rest of the flag, then a blank (`--api-key v`, `--credentials v`). */
@@ -740,6 +746,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     const argument = quotedName ? /[\w$]\.?\([ \t]*((?:(?:"[^"\n]{0,40}"|'[^'\n]{0,40}')[ \t]*,[ \t]*){0,3})$/.exec(text.slice(Math.max(0, openQuote - 160), openQuote)) : null;
     const setter = argument !== null;
     const laterArgument = argument !== null && argument[1] !== '';
+    // VBScript's and VBA's indexed properties set like members: `app.Value("Password") = "…"`.
+    const indexed = setter && !laterArgument && /^\)[ \t]*=[ \t]*["']/.test(text.slice(p, p + 8));
     // `(("x-goog-api-key", "…"),)`, `[["X-Api-Key", "…"]]`: a quoted name first in a tuple or an array is a pair's name
     // only for a generated value (`("password", "email")` lists form fields).
     const pair = quotedName && !setter && /(?:^|[^\w$.\]])[([][ \t]*$/.test(text.slice(Math.max(0, openQuote - 8), openQuote));
@@ -759,7 +767,9 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
             ? { end: p + 1, sep: '>' }
             : attributed
               ? { end: p + attributed[0].length, sep: '>' }
-              : readSeparator(text, p, setter || pair || tuple, xml);
+              : indexed
+                ? readSeparator(text, p + 1, false, false)
+                : readSeparator(text, p, setter || pair || tuple, xml);
     if (!sep) continue;
     // `type CipherKey = …`, `class TokenStore:`, `interface Secret {`: declarations, not values.
     if (/(?:^|[^\w])(?:type|interface|class|enum|struct|def|function|func|fn|trait|impl|namespace|module)[ \t]+$/.test(text.slice(Math.max(0, s - 12), s))) continue;
@@ -2007,7 +2017,7 @@ const PRINTS_SECRET_FILE = String.raw`(?:cat|head|tail|bat|type|Get-Content|gc)[
  * `vault kv get -field=password`, `kubectl get secret … | base64 -d`, `openssl rand -base64 32`). A tool's output
  * after one of them is judged by this, not by its shape: see `credentialOutput`.
  */
-export const PRINTS_CREDENTIAL_COMMAND = new RegExp(String.raw`\b(?:${PRINTED_BY}|${PRINTS_SECRET_FILE}|(?:reset|setup|generate)-passwords?|reset-credentials|get-access-token|config:get|secrets?[ \t]+(?:versions[ \t]+)?(?:access|get|show|reveal)|keystore[ \t]+show|get-secret-value|get-parameters?\b[^\n]{0,200}--with-decryption|keyvault[ \t]+secret[ \t]+show|kv[ \t]+get|read[ \t]+-field|find-(?:generic|internet)-password|secret-tool[ \t]+lookup|keyring[ \t]+get|(?:op|bw|gopass)[ \t]+(?:read|get|show)|pass[ \t]+show|sops[ \t]+(?:-d|--decrypt)|base64[ \t]+(?:-d|--decode)|openssl[ \t]+rand|token_(?:hex|urlsafe|bytes)|randomBytes|pwgen|\/dev\/urandom)\b`);
+export const PRINTS_CREDENTIAL_COMMAND = new RegExp(String.raw`\b(?:${PRINTED_BY}|${PRINTS_SECRET_FILE}|(?:reset|setup|generate)-passwords?|reset-credentials|get-access-token|config:get|secrets?[ \t]+(?:versions[ \t]+)?(?:access|get|show|reveal)|keystore[ \t]+show|get-secret-value|get-parameters?\b[^\n]{0,200}--with-decryption|keyvault[ \t]+secret[ \t]+show|(?<=\/)text:[\w.]*(?:password|passwd|secret|token)|kv[ \t]+get|read[ \t]+-field|find-(?:generic|internet)-password|secret-tool[ \t]+lookup|keyring[ \t]+get|(?:op|bw|gopass)[ \t]+(?:read|get|show)|pass[ \t]+show|sops[ \t]+(?:-d|--decrypt)|base64[ \t]+(?:-d|--decode)|openssl[ \t]+rand|token_(?:hex|urlsafe|bytes)|randomBytes|pwgen|\/dev\/urandom)\b`);
 
 /** Where a tool's own output starts in a result: after Scroll's `--- stdout ---` or Codex's `Output:` line, else at once. */
 const OUTPUT_START = /(?:^|\n)(?:--- stdout ---|Output:)\r?\n/;
@@ -2054,7 +2064,10 @@ function labelledLastLine(text: string, from: number, end: number): [number, num
  * (PRINTS_CREDENTIAL_COMMAND), its output up to the next prompt when that is one word (`$ op read op://…` and the
  * password on the line below), as `credentialOutput` judges a tool's output.
  */
-const PROMPT_LINE = /(?:^|\n)[ \t]*\$ ([^\n]{1,2000})(?=\n)/g;
+const PROMPT = String.raw`(?:\$ |(?:PS )?[A-Z]:\\[^\n>]{0,200}>[ \t]?|\[[\w.-]{1,32}@[\w.-]{1,64}[^\]\n]{0,200}\]# |[\w.-]{1,32}@[\w.-]{1,64}:~# )`;
+const PROMPT_LINE = new RegExp(String.raw`(?:^|\n)[ \t]*${PROMPT}([^\n]{1,2000})(?=\n)`, 'g');
+/** The next prompt's line, where a command's output ends. */
+const NEXT_PROMPT = new RegExp(String.raw`\n[ \t]*${PROMPT}`, 'g');
 /** A command that reads one field of a secret, and that field is not secret: `-o jsonpath='{.data.username}'`, `-field=host`. */
 const NAMES_PUBLIC_FIELD = /(?:\{\.data\.|-field[= ]|\.fields\.|--fields[= ])["']?(?:user(?:_?name)?|login|email|host(?:name)?|port|database|db_?name|url|endpoint|region)\b(?![.-])/i;
 
@@ -2064,7 +2077,8 @@ function redactPastedSessions(text: string, mark: Marker): string {
   for (let m = PROMPT_LINE.exec(text); m !== null; m = PROMPT_LINE.exec(text)) {
     if (!PRINTS_CREDENTIAL_COMMAND.test(m[1]) || NAMES_PUBLIC_FIELD.test(m[1])) continue;
     const from = m.index + m[0].length + 1;
-    const next = text.indexOf('\n$ ', from - 1);
+    NEXT_PROMPT.lastIndex = from - 1;
+    const next = NEXT_PROMPT.exec(text)?.index ?? -1;
     const to = next < 0 ? text.length : next;
     const at = oneWordAt(text, from, to) ?? labelledLastLine(text, from, to);
     if (at !== undefined) spans.push(at);
@@ -2284,6 +2298,113 @@ function redactTableColumns(text: string, mark: Marker): string {
   return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
 }
 
+// ---- rule set 10 (set AA): Windows, database and enterprise tools
+
+/** A password a person set for a service: 8 or more characters, a letter, a digit, and a symbol or both cases. */
+function servicePassword(v: string): boolean {
+  return v.length >= 8 && !/\s/.test(v) && /[A-Za-z]/.test(v) && /\d/.test(v) && (/[^\w.\-]/.test(v) || (/[a-z]/.test(v) && /[A-Z]/.test(v))) && !notALiteral(v) && !PATH.test(v) && !v.includes('://') && !/^[\w.+-]+@[\w-]+\.[\w.-]+$/.test(v);
+}
+
+/**
+ * A login call's user, then its password, as string literals (perhaps after a host or path first): WLST's
+ * `connect('weblogic', '<pw>', 't3://…')`, `new DirectoryEntry($path, "CORP\svc", "<pw>")`,
+ * `NotesFactory.createSession(host, "user", "<pw>")`, EWS's `new WebCredentials("user", "<pw>", "CORP")`.
+ */
+const POSITIONAL_LOGIN = /\b(?:connect|Connect|createSession|CreateSession|DirectoryEntry|WebCredentials|Credentials?|PSCredential|login|Login|logon|Logon|LogonUser|authenticate|Authenticate|open_session)\([ \t]*(?:(?:"[^"\n]{0,200}"|'[^'\n]{0,200}'|[$\w.]{1,80})[ \t]*,[ \t]*)?(["'])[\w.@\\/ -]{1,120}\1[ \t]*,[ \t]*(["'])([^"'\n]{8,200})\2/g;
+
+function redactPositionalLogins(text: string, mark: Marker): string {
+  POSITIONAL_LOGIN.lastIndex = 0;
+  return text.replace(POSITIONAL_LOGIN, (all, _q1: string, _q2: string, v: string) => {
+    if (!(servicePassword(v) || looksRandom(v, 16))) return all;
+    const at = all.lastIndexOf(v);
+    return all.slice(0, at) + mark('secret', v) + all.slice(at + v.length);
+  });
+}
+
+/**
+ * Windows commands' password switches (`schtasks … /ru <user> /rp <pw>`, `/password:<pw>`, `/pass <pw>`), and `net use`'s
+ * positional password before its `/user:`. `*` asks for it instead.
+ */
+const WINDOWS_PASSWORD_SWITCH = /((?<=[ \t])\/(?:rp|pass|password|passwd|pwd|pw)(?::|=|[ \t]+))("[^"\n]{3,200}"|[^\s"/*][^\s"]{2,200})/gi;
+const NET_USE_PASSWORD = /(\bnet[ \t]+use[ \t]+(?:[A-Za-z]:[ \t]+|\*[ \t]+)?\\\\[^\s]+[ \t]+)("[^"\n]{3,200}"|[^\s/*"][^\s"]{2,200})(?=[^\n]*\/user:)/gi;
+
+/** A bare word of a command line without the punctuation of the prose or markup around it (`<pw>\`),`). */
+const bareWord = (v: string) => v.replace(/[\x60'),;.\]]+$/, '');
+
+function redactWindowsSwitches(text: string, mark: Marker): string {
+  const unquote = (v: string) => (v.startsWith('"') ? v.slice(1, -1) : bareWord(v));
+  const each = (all: string, head: string, raw: string) => {
+    const v = unquote(raw);
+    if (notALiteral(v) || /^%[\w]+%$/.test(v) || /^\$/.test(v)) return all;
+    return head + raw.replace(v, mark('password', v));
+  };
+  WINDOWS_PASSWORD_SWITCH.lastIndex = 0;
+  NET_USE_PASSWORD.lastIndex = 0;
+  return text.replace(NET_USE_PASSWORD, each).replace(WINDOWS_PASSWORD_SWITCH, each);
+}
+
+/**
+ * Oracle's `user/password@service` logins: `sqlplus hr/<pw>@ORCLPDB1`, `expdp system/<pw>@db`, `rman target
+ * sys/<pw>@prod`, SQL*Plus's `CONNECT u/<pw>@db`, a parameter file's `userid=system/<pw>@db`.
+ */
+const ORACLE_LOGIN = /(\b(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl|sqlcl|tkprof|userid[ \t]*=)(?:[ \t]+-\w+)*[ \t]*(?:(?:target|auxiliary|catalog)[ \t]*=?[ \t]*)?["']?[\w$#]{1,128}\/)([^\s@/'"]{3,128})(?=@|["']?(?:[ \t]|$))|((?:^|SQL>[ \t]*)(?:CONN(?:ECT)?|conn(?:ect)?)[ \t]+[\w$#]{1,128}\/)([^\s@/'"]{3,128})(?=@|[ \t]|$)/gim;
+
+function redactOracleLogins(text: string, mark: Marker): string {
+  ORACLE_LOGIN.lastIndex = 0;
+  return text.replace(ORACLE_LOGIN, (all, head: string | undefined, v: string | undefined, head2: string | undefined, v2: string | undefined) => {
+    const value = v ?? v2!;
+    if (notALiteral(value) || !(typedPassword(value) || looksRandom(value, 12))) return all;
+    return (head ?? head2!) + mark('password', value);
+  });
+}
+
+/** Credential stores' positional passwords: `mkstore -createCredential <alias> <user> <pw>`, `hdbuserstore SET <key> <env> <user> <pw>`. */
+const STORED_CREDENTIAL = /(\bmkstore\b[^\n]*?-(?:create|modify)Credential[ \t]+\S+[ \t]+\S+[ \t]+|\bhdbuserstore\b(?:[ \t]+-\S+)*[ \t]+SET[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+)(["']?)([^\s"']{3,200})\2/gi;
+/** Registry output (`reg query`): a value named for a secret, `DefaultPassword    REG_SZ    <pw>`. */
+const REGISTRY_VALUE = /^([ \t]+([\w.-]{1,100})[ \t]+REG_(?:SZ|EXPAND_SZ|MULTI_SZ)[ \t]+)(\S[^\n]*?)[ \t]*\r?$/gm;
+/** An element named for a secret whose `<Value>` holds it: unattend.xml's `<Password><Value>…</Value>`. */
+const ELEMENT_VALUE = /(<(?:[\w.-]{1,30}:)?([\w.-]{0,60}(?:[Pp]assword|PASSWORD|[Ss]ecret|[Tt]oken|[Kk]ey)[\w.-]{0,30})(?:[ \t][^<>]{0,300})?>\s*<(?:[\w.-]{1,30}:)?[Vv]alue>)([^<\n]{1,400})(?=<\/)/g;
+/** A mainframe FTP job's input: after `//INPUT DD *`, the host, the user, then the password, a line each. */
+const JCL_FTP_INPUT = /(\/\/[A-Z0-9#@$]{0,8}[ \t]+DD[ \t]+\*[^\n]*\n[^\n/]{1,200}\n[^\n/]{1,200}\n)([^\s]{3,100})(?=\n)/g;
+/** IBM i CL's `PASSWORD(<pw>)` parameter of the commands that set one (`CRTUSRPRF`, `CHGUSRPRF`, `ADDSVRAUTE`). */
+const CL_PASSWORD = /(\b(?:PASSWORD|PWD)\('?)([^)\s*'][^)\s']{2,127})(?='?\))/g;
+
+function redactEnterpriseLines(text: string, mark: Marker): string {
+  let out = text;
+  if (out.includes('mkstore') || /hdbuserstore/i.test(out)) {
+    STORED_CREDENTIAL.lastIndex = 0;
+    out = out.replace(STORED_CREDENTIAL, (all, head: string, q: string, raw: string) => {
+      const v = q ? raw : bareWord(raw);
+      return notALiteral(v) ? all : head + q + mark('password', v) + raw.slice(v.length) + q;
+    });
+  }
+  if (out.includes('REG_')) {
+    REGISTRY_VALUE.lastIndex = 0;
+    out = out.replace(REGISTRY_VALUE, (all, head: string, name: string, v: string) => {
+      const strength = nameStrength(name);
+      if (strength === 'none' || notALiteral(v) || PATH.test(v) || !(strength === 'strong' ? v.length >= 3 && !/^(?:0x[0-9a-f]+|\d+)$/i.test(v) : looksRandom(v, 16))) return all;
+      return head + mark('password', v);
+    });
+  }
+  if (/[Vv]alue>/.test(out)) {
+    ELEMENT_VALUE.lastIndex = 0;
+    out = out.replace(ELEMENT_VALUE, (all, head: string, name: string, v: string) => {
+      const strength = nameStrength(name);
+      if (strength === 'none' || notALiteral(v) || !(strength === 'strong' ? secretLike(v) || looksRandom(v, 12) : looksRandom(v, 16))) return all;
+      return head + mark('password', v);
+    });
+  }
+  if (out.includes('PGM=FTP')) {
+    JCL_FTP_INPUT.lastIndex = 0;
+    out = out.replace(JCL_FTP_INPUT, (all, head: string, v: string) => (notALiteral(v) ? all : head + mark('password', v)));
+  }
+  if (/CRTUSRPRF|CHGUSRPRF|SVRAUTE/.test(out)) {
+    CL_PASSWORD.lastIndex = 0;
+    out = out.replace(CL_PASSWORD, (all, head: string, v: string) => (notALiteral(v) || /^\*/.test(v) ? all : head + mark('password', v)));
+  }
+  return out;
+}
+
 /** The triggers of the rules keyed on a word; shared so that the one scan tests them once. */
 
 export const BUILTIN_RULES: readonly RedactionRule[] = [
@@ -2378,7 +2499,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'private_key', pattern: KEY_STORE_MAGIC, trigger: /(?:\/u3\+7Q|zs7OzgAAAA)[A-Za-z0-9+/]{90}/, needs: ['/u3+7Q', 'zs7OzgAAAA'] },
   { type: 'secret', apply: redactHostMaps, trigger: /"(?:bearer|github-oauth|gitlab-oauth|bitbucket-oauth)"[ \t]*:[ \t]*\{/, needs: ['"bearer"', '-oauth"'] },
   // a literal, not the one scan (a trigger starting with `$`); the commands are judged after
-  { type: 'secret', apply: redactPastedSessions, trigger: /\$ [^\n]{1,2000}\n[ \t]*[^\s$][^\n]{7}/, needs: ['$ '] },
+  { type: 'secret', apply: redactPastedSessions, trigger: /\$ [^\n]{1,2000}\n[ \t]*[^\s$][^\n]{7}|(?::\\[^\n>]{0,200}>|\]# |~# )[^\n]{1,2000}\n/, needs: ['$ ', ':\\', ']# ', '~# '] },
   { type: 'secret', apply: redactEnvDefaults, trigger: /(?:env|ENV|environ)\b[^\n]{0,140}(?:,|\|\||\?\?|\bor\b|unwrap_or(?:_else)?)[ \t(|_]*["'`]|\$\{\w+:?-/, needs: ['env', 'ENV', ':-'] },
   { type: 'password', pattern: SQL_PASSWORD, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /(?:IDENTIFIED|[Ii]dentified)[ \t]+(?:BY|WITH|[Bb]y|[Ww]ith)|(?:SET|[Ss]et)[ \t]+(?:PASSWORD|[Pp]assword)/, needs: ['DENTIFIED', 'dentified', 'ET PASSWORD', 'ET password', 'ET Password', 'et password', 'et Password', 'et PASSWORD'] },
   {
@@ -2404,6 +2525,12 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'password', apply: redactUserSubcommands, trigger: /(?:add_user|change_password|set_password|add-user|change-password|set-password|create-user)[ \t]|addauth[ \t]+digest[ \t]/, needs: ['_user', '_password', '-user', '-password', 'addauth'] },
   { type: 'secret', pattern: ENCRYPT_KEY, secretGroup: 2, keep: (v) => !looksRandom(v.replace(/=+$/, ''), 16), trigger: /ncrypt["']?[ \t]*[:= ][ \t]*["']?[A-Za-z0-9+/]{20}/, needs: ['ncrypt'] },
   { type: 'secret', pattern: SECRET_LABEL, secretGroup: 2, keep: (v) => notALiteral(v) || !(UUID.test(v) || looksRandom(v.replace(/=+$/, ''), 16)), trigger: /(?:Secret[ \t]+ID|Key[ \t]+\d{1,2})[ \t]*[:=]/, needs: ['Secret', 'Key'] },
+  // rule set 10 (set AA)
+  { type: 'password', pattern: /\{(?:xor|aes|hash)\}[A-Za-z0-9+/=]{8,}/g, trigger: /\{(?:xor|aes|hash)\}/, needs: ['{xor}', '{aes}', '{hash}'] },
+  { type: 'secret', apply: redactPositionalLogins, trigger: /(?:onnect|reateSession|DirectoryEntry|Credentials?|ogin|ogon|ogonUser|uthenticate|open_session)\([^\n]{0,300}["'][^"'\n]{8}/, needs: ['onnect(', 'reateSession(', 'DirectoryEntry(', 'Credential(', 'Credentials(', 'ogin(', 'ogon(', 'ogonUser(', 'uthenticate(', 'open_session('] },
+  { type: 'password', apply: redactWindowsSwitches, trigger: /[ \t]\/(?:rp|RP|Rp|pass|PASS|Pass|pwd|PWD|pw|PW)|\/(?:user|USER):/, needs: [' /rp', ' /RP', ' /Rp', ' /pass', ' /PASS', ' /Pass', ' /pw', ' /PW', '/user:', '/USER:'] },
+  { type: 'password', apply: redactOracleLogins, trigger: /(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl|sqlcl|tkprof|userid)[^\n]{0,200}\/|(?:CONN(?:ECT)?|conn(?:ect)?)[ \t]+[\w$#]{1,128}\//, needs: ['sqlplus', 'sqlldr', 'expdp', 'impdp', 'rman', 'dgmgrl', 'sqlcl', 'tkprof', 'userid', 'CONN', 'conn ', 'connect '] },
+  { type: 'password', apply: redactEnterpriseLines, trigger: /mkstore|hdbuserstore|HDBUSERSTORE|REG_|[Vv]alue>|PGM=FTP|CRTUSRPRF|CHGUSRPRF|SVRAUTE/, needs: ['mkstore', 'hdbuserstore', 'HDBUSERSTORE', 'REG_', 'Value>', 'value>', 'PGM=FTP', 'CRTUSRPRF', 'CHGUSRPRF', 'SVRAUTE'] },
   // rule set 10 (set AB)
   {
     type: 'secret',
@@ -2549,6 +2676,9 @@ function loadOrCreateKey(path: string): Buffer {
 
 /** Literals this short are looked for one by one in the pre-test (frequent; in the alternation they slow its scan). */
 const SHORT_LITERAL = 2;
+/** Literals searched one by one: short ASCII ones (two CJK characters, `密码`, are rare and go in the alternation). */
+const NON_ASCII = /[^\x00-\x7f]/;
+const searchedAlone = (w: string) => w.length <= SHORT_LITERAL && !NON_ASCII.test(w);
 
 export class Redactor {
   readonly enabled: boolean;
@@ -2634,11 +2764,11 @@ export class Redactor {
       this.dispatch = {
         literal: literal.map((i) => ({ rule: i, literals: this.rules[i].needs!.map((w) => literalIndex.get(w)!), trigger: copy(this.rules[i].trigger!) })),
         literals: {
-          scan: new RegExp(distinct.filter((w) => w.length > SHORT_LITERAL).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g'),
+          scan: new RegExp(distinct.filter((w) => !searchedAlone(w)).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g'),
           words: distinct,
           at: literalIndex,
-          implied: distinct.map((w) => distinct.flatMap((v, k) => (w.startsWith(v) && v.length > SHORT_LITERAL ? [k] : []))),
-          short: distinct.flatMap((w, k) => (w.length <= SHORT_LITERAL ? [k] : [])),
+          implied: distinct.map((w) => distinct.flatMap((v, k) => (w.startsWith(v) && !searchedAlone(v) ? [k] : []))),
+          short: distinct.flatMap((w, k) => (searchedAlone(w) ? [k] : [])),
         },
         words: words.length === 0 ? undefined : { rules: words, at: words.map((i) => copy(this.rules[i].atWord!)) },
         alone: alone.map((i) => ({ rule: i, trigger: copy(this.rules[i].trigger!) })),

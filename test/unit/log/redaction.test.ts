@@ -355,6 +355,41 @@ test('rule set 10 (set AB and Z\'s misses): labels in 20 more languages, debug p
   ]) assert.equal(r.redact(kept), kept);
 });
 
+test('rule set 10 (set AA): Windows, database and enterprise tools\' passwords, also where only their position says so', () => {
+  const r = new Redactor();
+  for (const [text, secret] of [
+    ["connect('weblogic', 'Bitait12%jeq', 't3://wls-admin01.corp.local:7001')", 'Bitait12%jeq'],
+    ['$root = New-Object System.DirectoryServices.DirectoryEntry($ldapPath, "CORP\\svc-orgchart", "FfNOI*yHlDVIx0sPMM7IgS")', 'FfNOI*yHlDVIx0sPMM7IgS'],
+    ['Session session = NotesFactory.createSession("domino01.acme.local:63148", "Mail Audit/Servers/Acme", "Tasvob28*mkx");', 'Tasvob28*mkx'],
+    ['    Credentials = new WebCredentials("svc-roombooking@contoso.com", "Lkzbrj22%xfw", "CORP"),', 'Lkzbrj22%xfw'],
+    ['C:\\>schtasks /create /tn "GL" /tr "D:\\jobs\\gl.cmd" /sc daily /ru CORP\\svc-glexport /rp xJDmRQ4Ya*HacCRVQuFh /rl HIGHEST', 'xJDmRQ4Ya*HacCRVQuFh'],
+    ['net use Z: \\\\fs01\\finance Qwpmze71!abc /user:CORP\\svc-finance /persistent:no', 'Qwpmze71!abc'],
+    ['[oracle@orahost01 ~]$ sqlplus hr_batch/Vdzygn45#kmg@ORCLPDB1\n\nSQL*Plus: Release 19.0.0.0.0', 'Vdzygn45#kmg'],
+    ['$ cat /home/oracle/exp_sales.par\nuserid=system/Qvmrjn43#xfq@SALESPRD\ndirectory=DATA_PUMP_DIR', 'Qvmrjn43#xfq'],
+    ["$ mkstore -wrl /u01/app/oracle/wallet -createCredential FINPRD fin_batch 'Fytscb21!flp'", 'Fytscb21!flp'],
+    ['hdbadm@hanaprd01:/usr/sap/HDB/HDB00> hdbuserstore SET BACKUPKEY hanaprd01:30013@SYSTEMDB BACKUP_OPERATOR Gqijjz10#suw', 'Gqijjz10#suw'],
+    ['C:\\Windows\\System32\\inetsrv>appcmd list apppool "HRPortal" /text:processModel.password\nVtbgtn58!dxm\n\nC:\\Windows\\System32\\inetsrv>appcmd list vdir', 'Vtbgtn58!dxm'],
+    ['    DefaultUserName    REG_SZ    svc-kiosk\n    DefaultPassword    REG_SZ    Bfmpzsmb2069#\n    AutoAdminLogon    REG_SZ    1', 'Bfmpzsmb2069#'],
+    ['<Password>\n    <Value>Tbxfxyxd2064#</Value>\n    <PlainText>true</PlainText>\n</Password>', 'Tbxfxyxd2064#'],
+    ['<authDataEntries alias="MQ_auth" userId="mqapp" password="{xor}+eraU0WfQA+BeB4nXl==" description="MQ"/>', '{xor}+eraU0WfQA+BeB4nXl=='],
+    ['        app.Value("Password") = "asi!aE7awBOBzjY9"', 'asi!aE7awBOBzjY9'],
+    ["//STEP01   EXEC PGM=FTP,PARM='(EXIT'\n//INPUT    DD *\nftp-dmz.acme.local\nGLXFER\nZLWWZ79@\nASCII\n", 'ZLWWZ79@'],
+    ['CRTUSRPRF  USRPRF(EDIBATCH) PASSWORD(JOKOHG939) USRCLS(*USER) +', 'JOKOHG939'],
+  ]) assert.equal(r.redact(text).includes(secret), false, `${secret} in ${r.redact(text)}`);
+  // The user and the other arguments stay.
+  assert.equal(r.redact("connect('weblogic', 'Bitait12%jeq', 't3://h:7001')"), "connect('weblogic', '[REDACTED:secret]', 't3://h:7001')");
+  assert.equal(r.redact('    DefaultPassword    REG_SZ    Bfmpzsmb2069#'), '    DefaultPassword    REG_SZ    [REDACTED:password]');
+  for (const kept of [
+    '<assemblyIdentity name="System.Web.Mvc" publicKeyToken="31bf3856ad364e35" culture="neutral" />', // a public key's hash
+    "sock.connect('localhost', 'port5432')", "db.connect('localhost', 'mydb')", // no password's shape
+    'net use Z: \\\\fs01\\finance * /user:CORP\\svc-finance', 'schtasks /create /ru SYSTEM /rp * /tn x', // asked for
+    'robocopy C:\\src D:\\dst /pass /e', // a switch without a value
+    '    Shell    REG_SZ    explorer.exe', '    DefaultPassword    REG_SZ    %DEFAULT_PW%',
+    'sqlplus / as sysdba', '<Key>\n  <Value>name</Value>\n</Key>', 'CHGUSRPRF USRPRF(X) PASSWORD(*NONE)',
+    '(`schtasks … /ru <user> /rp <pw>`, `mkstore -createCredential <alias> <user> <pw>`)',
+  ]) assert.equal(r.redact(kept), kept);
+});
+
 test('rule set 9, prose (set W): a password told in a sentence, in a dozen languages, is redacted; prose about passwords is kept', () => {
   const r = new Redactor();
   const cases: Array<[string, string]> = [

@@ -324,7 +324,8 @@ function classifyName(name: string): Strength {
       return NEGATING_QUALIFIERS.has(before) ? 'none' : 'weak';
     } else if (isStrongWord(w)) {
       // `store` is a verb (`storePassword()`) except before a key store's password (Gradle's `storePassword "…"`).
-      if (NEGATING_QUALIFIERS.has(before) && !(before === 'store' && /^pass/.test(w))) return 'none';
+      // (nor in an environment variable's name, where it is a noun: `SNAPCRAFT_STORE_CREDENTIALS`)
+      if (NEGATING_QUALIFIERS.has(before) && !(before === 'store' && (/^pass/.test(w) || /^[A-Z0-9_]+$/.test(name)))) return 'none';
       strength = 'strong';
     } else if (WEAK_WORDS.has(w)) {
       if (NEGATING_QUALIFIERS.has(before)) return 'none';
@@ -560,7 +561,7 @@ const NSS_SOURCES = new RegExp(String.raw`^${NSS_SOURCE}(?:[ \t]+(?:\[[^\]\n]*\]
 /** Whether the value after a name of this strength is a secret. */
 function secretValue(value: string, strength: Strength, how: ValueContext): boolean {
   let v = value.trim();
-  if (how.sep === ' ') v = v.replace(/[.,:;!?)]+$/, '');
+  if (how.sep === ' ' && !how.quoted) v = v.replace(/[.,:;!?)]+$/, '');
   if (v.length < 3 || notALiteral(v)) return false;
   // A colour (`Token: '#ffffff'`), a CSS selector (`password: "[type=password]"`), a regular expression
   // (`jsonnet_token = r'[^\W\d]\w*'`), a permission or a mode (`id-token: write`, `credentials: 'include'`).
@@ -611,6 +612,10 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
     if (words >= 5 || (words >= 3 && /[.!?:]$/.test(v))) return false;
     // A list of names: `IDTOKEN_TOKEN_REFRESHTOKEN: "id_token token refresh_token"`.
     if (words >= 2 && v.split(/\s+/).every((w) => /^[a-z]+(?:_[a-z]+)*$/.test(w) && nameStrength(w) !== 'none')) return false;
+    // (a call quoted in prose after the word: "simply pass \x60v8::Isolate::GetCurrent()\x60")
+    if (how.sep === ' ' && /[(:]/.test(v) && isCode(v)) return false;
+    // (a passphrase of words after its flag: `gpg --passphrase 'thunder tundra granite violet'`)
+    if (how.sep === ' ' && how.flag && how.passwordish && /^[a-z]+(?:[ -][a-z]+){2,7}$/i.test(v)) return true;
     if (how.sep === ' ' && (v.length < 6 || !(looksRandom(v) || (/\d/.test(v) && /[A-Za-z]/.test(v) && !/\s/.test(v))))) return false;
     // a constant's name (`TOKEN: "TOKEN_STRING"`)
     if (/^[A-Z]+(?:_[A-Z]+)+$/.test(v)) return false;
@@ -622,8 +627,9 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   // word without digits (`token=EOF`, `PASSWORD=CHANGEME`): unless either looks generated.
   if ((/^(?:self|this)\./.test(how.name) || /^[A-Z][A-Z_]*$/.test(v)) && !looksRandom(v, 12)) return false;
   if ((how.sep === ':' || how.sep === '=') && isTypeAnnotation(v) && !/\d/.test(v)) return false;
-  // (a URL's query holds no code: `?user=shop&password=Psqsel09.whu`)
-  if (!how.query && isCode(v)) return false;
+  // (a URL's query holds no code: `?user=shop&password=Psqsel09.whu`; nor does a password flag's value on a command
+  // line, whose dots are a passphrase's: `-storepass Pixel.Zephyr.83`)
+  if (!how.query && !(how.flag && how.sep === ' ' && strength === 'strong' && /\d/.test(v) && !/[()[\]{}$]/.test(v)) && isCode(v)) return false;
   // A bare name that names a secret itself is a variable: `password=password`, `token: accessToken`.
   // A name is words, perhaps a digit or two at the end; `s3cr3tPass`, `pass1234` and a generated
   // `keyGYu1N1PErEKWST` (an Airtable key) start with or hold a name word but are literals.
@@ -642,6 +648,8 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
     // (nor a setting after a verb: `Pass type_comments=True to …`)
     // (nor a declaration's type: Go's `readerPass uint32`, `socksAuthMethodUsernamePassword socksAuthMethod = 0x02`)
     if (how.next === '=' || (!how.netrc && !how.flag && (isTypeAnnotation(v) || PRIMITIVE_TYPE.test(v))) || /^[A-Z][A-Z0-9_]*$/.test(v) || /^[-[*&({<]/.test(v) || /:$/.test(v) || /^[A-Za-z_][\w.-]*=[^=]/.test(v) || (/=$/.test(v) && !(/^[A-Za-z0-9+/._:-]{16,}={1,2}$/.test(v) && looksRandom(v.replace(/=+$/, ''))))) return false;
+    // (a key's or token's flag takes a long value: a short one is its id, `altool --apiKey 8LE5GS6SG3`)
+    if (how.flag && !how.passwordish && v.length < 16 && !looksRandom(v, 12)) return false;
     return looksRandom(v) || ((how.flag || how.lineMode) && secretLike(v)) || (how.netrc && v.length >= 4);
   }
   // A statement ending in `;` is code too, wherever it starts: `password = strict;`, `key = arg.slice(-1)[0];`.
@@ -859,7 +867,7 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     if (attributed && !(typedPassword(bare) || looksRandom(bare, 12))) continue;
     if (secretValue(secret, strength, { spaced, quoted: value.quoted, quotedName, sep: sep.sep, lineMode, passwordish, flag: flag || configured, netrc, paired, name, next, query, inBlock })) {
       let trimmed = secret.replace(/\s+$/, '');
-      if (sep.sep === ' ') trimmed = trimmed.replace(/[.,:;!?)]+$/, '');
+      if (sep.sep === ' ' && !value.quoted) trimmed = trimmed.replace(/[.,:;!?)]+$/, '');
       found.push({ start: vs, end: vs + trimmed.length, secret: trimmed });
       resume = Math.max(resume, value.after);
     }
@@ -1529,8 +1537,21 @@ const COMMANDS: Array<{ command: RegExp; flag: RegExp; keep?: (value: string) =>
     keep: (v) => (/^\d[\d:./a-z-]*$/.test(v)) || !(secretLike(v) || looksRandom(v)),
   },
   { command: /\bsecurity[ \t]+add-(?:generic|internet)-password\b/, flag: /(?<=[ \t])-w[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&-][^\s"'`;|&]*))/g },
+  // rule set 10 (set AD): signing and publishing tools
+  { command: /\bcertutil(?:\.exe)?\b/i, flag: /(?<=[ \t])-p[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'\x60;|&-][^\s"'\x60;|&]*))/g },
+  { command: /\bsecurity[ \t]+(?:unlock-keychain|create-keychain)\b/, flag: /(?<=[ \t])-p[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'\x60;|&-][^\s"'\x60;|&]*))/g },
+  { command: /\bsecurity[ \t]+import\b/, flag: /(?<=[ \t])-P[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'\x60;|&-][^\s"'\x60;|&]*))/g },
+  { command: /\bsecurity[ \t]+set-key-partition-list\b/, flag: /(?<=[ \t])-k[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'\x60;|&-][^\s"'\x60;|&]*))/g },
+  { command: /\b(?:vsce|ovsx)\b/, flag: /(?<=[ \t])(?:-p|--pat)(?:[ \t]+|=)(?:(["'])([^"'\n]+)\1|([^\s"'\x60;|&-][^\s"'\x60;|&]*))/g },
   { command: /\bhtpasswd\b/, flag: /(?<=[ \t])-[a-zA-Z]*b[a-zA-Z]*[ \t]+(?:-\S+[ \t]+)*\S+[ \t]+\S+[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'`;|&]+))/g },
 ];
+/** Password flags of commands named by a literal (tested only where it is, not in the one scan: `/p` and `+login` would slow it). */
+const LITERAL_COMMANDS: typeof COMMANDS = [
+  { command: /\bsigntool(?:\.exe)?\b/i, flag: /(?<=[ \t])\/p[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'\x60;|&/][^\s"'\x60;|&]*))/g },
+  { command: /\bpvk2pfx(?:\.exe)?\b/i, flag: /(?<=[ \t])[-/]p[io][ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'\x60;|&-][^\s"'\x60;|&]*))/g },
+  { command: /\bsteamcmd\b|\+login[ \t]+\S+[ \t]+\S+[^\n]*?\+(?:run_app_build|app_update|quit|workshop_build_item|force_install_dir)\b/i, flag: /(?<=[ \t])\+login[ \t]+\S+[ \t]+(?:(["'])([^"'\n]+)\1|([^\s"'\x60;|&+][^\s"'\x60;|&]*))/g },
+];
+
 /** `echo` or `printf` and their flags, before what they print into a pipe. */
 const ECHO = String.raw`\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+)?`;
 /** Secrets handed to a command on its standard input or as a plain argument. */
@@ -1542,7 +1563,7 @@ const ECHOED = new RegExp(String.raw`(${ECHO})(["']?)([^\s"';|]+)\2`, 'g');
 /** A user and a password as a call's two string arguments: `smtp.login("me", "…")`, `auth=("api", "…")`, `HTTPBasicAuth('u', '…')`. */
 const CREDENTIAL_PAIR = /((?:\.login|\bauth[ \t]*=[ \t]*|\bBasicAuth|\bHTTPBasicAuth|\bHTTPDigestAuth|\bbasic_auth|\.auth|\.setCredentials|\bPasswordAuthentication|\bNetworkCredential)[ \t]*\(?\(?[ \t]*(?:(["'])[^"'\n]*\2|([A-Za-z_][\w.]*))[ \t]*,[ \t]*)(["'])([^"'\n]+)\4/g;
 /** A password flag after a blank (`-p…`, `-u`, `--user`, `-a`, `-P`, `-w`, `-U`, `-k`, `-S`, `-b…`), `echo … |`, `ConvertTo-SecureString`, `BUNDLE_…`. */
-const COMMAND_TRIGGER = /-(?<=[ \t]-)(?:[pPauUwkbSN]|-(?:user(?:name)?|auth|basic-auth|cred(?:entials?|s)?|password)\b)|-(?<=ConvertTo-)S|_(?<=BUNDLE_)|\|(?<=\b(?:echo|printf)[ \t][^\n|]{1,200}\|)|:(?<=\/[uU][sS][eE][rR]:)/;
+const COMMAND_TRIGGER = /-(?<=[ \t]-)(?:[pPauUwkbSN]|-(?:user(?:name)?|auth|basic-auth|cred(?:entials?|s)?|password|pat)\b)|-(?<=ConvertTo-)S|_(?<=BUNDLE_)|\|(?<=\b(?:echo|printf)[ \t][^\n|]{1,200}\|)|:(?<=\/[uU][sS][eE][rR]:)/;
 
 /** A user and password piped into base64, a Basic credential being built: `printf ':<pat>' | base64`. */
 const PIPED_BASIC = new RegExp(String.raw`(${ECHO}(["'])[^"'\s:]{0,100}:)([^"'\s]+)(\2[ \t]*\|[ \t]*base64\b)`, 'g');
@@ -1585,7 +1606,15 @@ function redactCommands(text: string, mark: Marker): string {
   out = out.replace(PIPED_BASIC_KEY, (all, head: string, _q: string, key: string, tail: string) =>
     notALiteral(key) || !(looksRandom(key, 16) || /^[0-9a-f]{32,}$/i.test(key)) ? all : head + mark('password', key) + ':' + tail,
   );
-  for (const { command, flag, keep } of COMMANDS) {
+  out = redactCommandFlags(out, mark, COMMANDS);
+  // any command's `--user <user>:<password>`, `-u <user>,'<password>'` (rule set 7)
+  return redactUserPasswordArgs(out, mark);
+}
+
+/** Each command's password flags (`commands`) on the lines that run it. */
+function redactCommandFlags(text: string, mark: Marker, commands: typeof COMMANDS): string {
+  let out = text;
+  for (const { command, flag, keep } of commands) {
     if (!command.test(out)) continue;
     out = editLines(out, command, (line) => {
       flag.lastIndex = 0;
@@ -1598,14 +1627,20 @@ function redactCommands(text: string, mark: Marker): string {
       });
     });
   }
-  // any command's `--user <user>:<password>`, `-u <user>,'<password>'` (rule set 7)
-  return redactUserPasswordArgs(out, mark);
+  return out;
 }
 
 /** `text` with each line where `head` matches rewritten by `edit` (given the line and the match), the others as they are. */
 function editLines(text: string, head: RegExp, edit: (line: string, m: RegExpExecArray) => string): string {
-  return text
-    .split('\n')
+  // A command continued on the next line (`\` in a shell, `\x60` in PowerShell, `^` in cmd) is one line here: its
+  // flags may be lines below its name (`curl -s -X POST \` then `-u '<key>:' \`).
+  const lines: string[] = [];
+  for (const line of text.split('\n')) {
+    const last = lines.length - 1;
+    if (last >= 0 && /[\\\x60^][ \t]*\r?$/.test(lines[last])) lines[last] += '\n' + line;
+    else lines.push(line);
+  }
+  return lines
     .map((line) => {
       head.lastIndex = 0;
       const m = head.exec(line);
@@ -2040,6 +2075,8 @@ function oneWordAt(text: string, from: number, end: number): [number, number] | 
   const body = text.slice(from, end);
   const word = body.trim();
   if (word.length < 8 || word.length > 4096 || /\s/.test(word) || notALiteral(word) || word.includes(MARKER_PREFIX)) return undefined;
+  // JSON without blanks (`{"hosted":[{"url":…,"token":…}]}`) is a document, not a word: the other rules read its fields
+  if (/^[{[]/.test(word) && /[}\]]$/.test(word)) return undefined;
   const at = from + body.indexOf(word);
   // `backup:<password>` (a secrets file's line): the user stays
   const user = /^[A-Za-z_][\w.-]{0,31}:(?!\/\/)(?=[^:]{8,}$)/.exec(word);
@@ -2452,6 +2489,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'aws_secret_key', apply: redactBareAwsSecretKeys, trigger: new RegExp(AWS_SECRET_KEY_NAMED.source), needs: ['SecretAccessKey', 'secret_access_key', 'SECRET_ACCESS_KEY'] },
   { type: 'bearer_token', apply: redactAuthorization, trigger: /authorization|bearer/i, atWord: /authorization|bearer/iy },
   { type: 'password', apply: redactCommands, trigger: COMMAND_TRIGGER },
+  { type: 'password', apply: (text, mark) => redactCommandFlags(text, mark, LITERAL_COMMANDS), trigger: /signtool|SIGNTOOL|SignTool|pvk2pfx|\+login[ \t]/, needs: ['signtool', 'SIGNTOOL', 'SignTool', 'pvk2pfx', '+login'] },
   { type: 'password', apply: redactPgpass, trigger: /:(?<=(?:^|\n|\\n|")[\w.*-]+:)(?=(?:\d{2,5}|\*):[\w.*-]+:[\w.*-]+:[^\s:]{3})/ },
   {
     // An expect script answering a password prompt: `expect "password:"` then `send "…\r"`.

@@ -390,6 +390,31 @@ test('rule set 10 (set AA): Windows, database and enterprise tools\' passwords, 
   ]) assert.equal(r.redact(kept), kept);
 });
 
+test('rule set 10 (set AD): signing and publishing tools\' passwords, flags on a command\'s continued lines, passphrases of words', () => {
+  const r = new Redactor();
+  for (const [text, secret] of [
+    ['$ jarsigner -verbose -keystore ~/keys/release.jks -storepass Pixel.Zephyr.83 app-release.aab upload', 'Pixel.Zephyr.83'],
+    ['C:\\build>signtool.exe sign /fd SHA256 /f certs\\acme-ev.pfx /p DfhkAzR7UfC98DU1Qu /tr http://timestamp.digicert.com out\\AcmeSetup.msi', 'DfhkAzR7UfC98DU1Qu'],
+    ["security import /tmp/cert.p12 -k \"$KEYCHAIN\" -P 'Granite221Ember' -T /usr/bin/codesign", 'Granite221Ember'],
+    ['$ security unlock-keychain -p cobalt3942 ~/Library/Keychains/login.keychain-db', 'cobalt3942'],
+    ['$ npx @vscode/vsce publish minor -p grkk7e35lixxjie4c6jew6tbu4xvz7bcqyf6cpsxra42o5oajaoi', 'grkk7e35lixxjie4c6jew6tbu4xvz7bcqyf6cpsxra42o5oajaoi'],
+    ['npx ovsx publish "acme-lint-$VERSION.vsix" -p 730097dd-91d9-4430-2aac-27e4e6b80e3e', '730097dd-91d9-4430-2aac-27e4e6b80e3e'],
+    ["$ curl -s -X POST \\\n    -u '1857c2fcdd31eda616bdf67aaeaeac0e:' \\\n    https://build-api.cloud.unity3d.com/api/v1/orgs/acme/builds", '1857c2fcdd31eda616bdf67aaeaeac0e'],
+    ["\"$STEAMCMD\" +login acme_builder 'Ecsmqj85#dyj' +run_app_build \"$(pwd)/app_build.vdf\" +quit", 'Ecsmqj85#dyj'],
+    ["$ gpg --batch --pinentry-mode loopback --passphrase 'thunder tundra granite violet' --armor --detach-sign sums.txt", 'thunder tundra granite violet'],
+    ['SNAP_NAME=acme-notes\nSNAPCRAFT_STORE_CREDENTIALS=eyJ0IjoidTEtbWFjYXJvb24iLCJ2Ijp7InIiOiJNREF4RUs3clRXLUdJTGl5SWdV\n', 'eyJ0IjoidTEtbWFjYXJvb24iLCJ2Ijp7InIiOiJNREF4RUs3clRXLUdJTGl5SWdV'],
+  ]) assert.equal(r.redact(text).includes(secret), false, `${secret} in ${r.redact(text)}`);
+  // A quoted password keeps its last symbol inside the marker; a key's id stays; JSON printed without blanks is read by field.
+  assert.equal(r.redact("storePassword 'Winter2022!'"), "storePassword '[REDACTED:secret]'");
+  assert.equal(r.redact('$ cat ~/.config/dart/pub-tokens.json\n{"version":1,"hosted":[{"url":"https://dart.example/","token":"8b61a4df73e01591d126f2e445b3a6ea74f9edf2"}]}'),
+    '$ cat ~/.config/dart/pub-tokens.json\n{"version":1,"hosted":[{"url":"https://dart.example/","token":"[REDACTED:secret]"}]}');
+  for (const kept of [
+    '$ xcrun altool --list-apps --apiKey 8LE5GS6SG3 --apiIssuer 2f5e52b5-099c-2449-d53c-291f75827c22', // a key's id
+    'security unlock-keychain -p "$KEYCHAIN_PASSWORD" "$KEYCHAIN"', 'signtool sign /f cert.pfx /p %PFX_PASSWORD% app.exe',
+    'gpg --passphrase-fd 0 --batch --detach-sign sums.txt', "git commit -m 'fix the passphrase prompt'",
+  ]) assert.equal(r.redact(kept), kept);
+});
+
 test('rule set 9, prose (set W): a password told in a sentence, in a dozen languages, is redacted; prose about passwords is kept', () => {
   const r = new Redactor();
   const cases: Array<[string, string]> = [

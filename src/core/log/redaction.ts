@@ -2715,7 +2715,7 @@ function loadOrCreateKey(path: string): Buffer {
 /** Literals this short are looked for one by one in the pre-test (frequent; in the alternation they slow its scan). */
 const SHORT_LITERAL = 2;
 /** Literals searched one by one: short ASCII ones (two CJK characters, `密码`, are rare and go in the alternation). */
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[^\t\n\r\x20-\x7e]/; // (printable ASCII and blanks: `=\t` is a short ASCII literal)
 const searchedAlone = (w: string) => w.length <= SHORT_LITERAL && !NON_ASCII.test(w);
 
 export class Redactor {

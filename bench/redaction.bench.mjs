@@ -1,7 +1,7 @@
 // Redaction benchmark, every figure next to the baseline (the rule set before version 2, kept
 // below as BaselineRedactor) measured in the same run:
 //   held-out   credentials caught of test/fixtures/redaction/holdout-credentials.jsonl (set D),
-//              holdout-credentials-h.jsonl (set H), -l.jsonl (set L), -p.jsonl (set P), -r.jsonl (set R), -t.jsonl (set T), -v.jsonl (set V), -x.jsonl (set X) and -ac.jsonl (set AC): formats no rule
+//              holdout-credentials-h.jsonl (set H), -l.jsonl (set L), -p.jsonl (set P), -r.jsonl (set R), -t.jsonl (set T), -v.jsonl (set V), -x.jsonl (set X), -ac.jsonl (set AC) and -ae.jsonl (set AE): formats no rule
 //              was written for, the estimate for unseen ones (never tune on them)
 //   corpus     credentials caught / missed (test/fixtures/redaction/credentials.jsonl, one format a
 //              line) and false positives on real code and tool output (test/fixtures/redaction/clean/,
@@ -127,7 +127,7 @@ const missedBy = (r, list) => list.filter((c) => r.redact(c.text).includes(c.sec
 const credentials = readCredentials('credentials.jsonl');
 // Never tuned on (generate-holdout.mjs, written after rule set 4; generate-holdout-h.mjs, after rule set 5;
 // generate-holdout-l.mjs, after rule set 6; generate-holdout-p.mjs and -r.mjs, by helpers blind to the rules, after rule set 6;
-// generate-holdout-t.mjs, -v.mjs and -x.mjs, the same way, after rule set 8 and during rule set 9; -ac.mjs during rule set 10): the
+// generate-holdout-t.mjs, -v.mjs and -x.mjs, the same way, after rule set 8 and during rule set 9; -ac.mjs and -ae.mjs during rule set 10): the
 // estimate for formats the rules have not seen.
 const holdouts = [
   ['D', readCredentials('holdout-credentials.jsonl')],
@@ -139,6 +139,7 @@ const holdouts = [
   ['V', readCredentials('holdout-credentials-v.jsonl')],
   ['X', readCredentials('holdout-credentials-x.jsonl')],
   ['AC', readCredentials('holdout-credentials-ac.jsonl')],
+  ['AE', readCredentials('holdout-credentials-ae.jsonl')],
 ];
 const cleanDir = join(fixtures, 'clean');
 const clean = readdirSync(cleanDir).sort().map((f) => ({ file: f, text: readFileSync(join(cleanDir, f), 'utf8') }));

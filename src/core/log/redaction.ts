@@ -796,7 +796,9 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     const configured = !quotedName && !flag && CONFIG_SETTER.test(text.slice(Math.max(0, s - 40), s));
     // "public key: …", "max tokens: …", "next token = …": the word before counts (not a config setter's `set`).
     const prev = configured ? null : /([A-Za-z]+)[ \t]$/.exec(text.slice(Math.max(0, s - 24), s));
-    let strength = nameStrength(prev && !quotedName ? `${prev[1]}_${named}` : named) === 'none' ? 'none' : nameStrength(named);
+    // (not `with` before a quoted value: fetchmail's `user 'u' there with password '…'`)
+    const withQuoted = prev !== null && /^with$/i.test(prev[1]) && sep.sep === ' ' && /^[ \t]*["']/.test(text.slice(sep.end, sep.end + 4));
+    let strength = nameStrength(prev && !quotedName && !withQuoted ? `${prev[1]}_${named}` : named) === 'none' ? 'none' : nameStrength(named);
     if (strength === 'none' || (call && strength !== 'strong')) continue;
     // A call's literal must look generated, as a weak name's value does (`setPassword("Enter it")` is text); so must a pair's.
     if (call || laterArgument || (pair && sep.sep === ',')) strength = 'weak';
@@ -828,6 +830,9 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     // Yarn's `npmAuthIdent: "user:password"`, ProxySQL's `admin_credentials="admin:password"`: the user stays.
     const identUser = /(?:ident|credentials)$/i.test(name) ? /^[A-Za-z_][\w.@-]{0,63}:(?=[^\s/])/.exec(secret) : null;
     if (identUser) (vs += identUser[0].length), (secret = secret.slice(identUser[0].length));
+    // A user and a password under an `auth` name (mitmproxy's `upstream_auth: user:<pw>`, `proxy_auth=u:<pw>`): the user stays.
+    const authPair = !identUser && !flag && /auth$/i.test(name) ? /^([A-Za-z_][\w.@-]{0,63}:)([^\s:/"']{6,200})$/.exec(secret) : null;
+    if (authPair && typedPassword(authPair[2])) (vs += authPair[1].length), (secret = authPair[2]), (strength = 'strong');
     // YAML block scalars `password: |` hold the value on the lines below.
     if (!value.quoted && /^[|>][-+]?$/.test(secret) && sep.sep === ':') {
       const block = /^\r?\n([ \t]+)\S[^\n]*(?:\r?\n\1[^\n]*)*/.exec(text.slice(value.end));
@@ -2043,7 +2048,7 @@ const IPSEC_SECRET = /(: (?:PSK|XAUTH|EAP)[ \t]+")([^"\n]+)(")/g;
  * What prints a file whose name says it holds a secret (rule set 7): `cat /etc/mongod/keyfile`, `sudo cat
  * ~/.ansible/vault_pass.txt`, `type .\\token.txt`; not a public key, a certificate, `authorized_keys` or `/etc/passwd`.
  */
-const SECRET_FILE_WORD = String.raw`(?:(?<![A-Za-z])(?:[Kk]ey(?:file|s)?|[Ss]ecrets?|[Pp]ass(?:word|wd|phrase)?s?|pwd|psk|[Tt]okens?|[Cc]redentials?|creds)|(?<=[a-z])(?:Key|Secret|Token|Pass(?:word)?))(?![a-z])`;
+const SECRET_FILE_WORD = String.raw`(?:(?<![A-Za-z])(?:[Kk]ey(?:file|s)?|[Ss]ecrets?|[Pp]ass(?:word|wd|phrase)?s?|pwd|psk|[Tt]okens?|[Cc]redentials?|creds|auth(?=\.(?:txt|conf|cfg)$|$|[-_.](?:pass|user|file|txt))|(?<=\.)auth)|(?<=[a-z])(?:Key|Secret|Token|Pass(?:word)?))(?![a-z])`;
 const PRINTS_SECRET_FILE = String.raw`(?:cat|head|tail|bat|type|Get-Content|gc)[ \t]+(?:-\S+[ \t]+(?:\d+[ \t]+)?)*(?:[^\s|;&'"]*[\/\\])?(?!passwd\b|authorized_keys\b)[\w.-]*?${SECRET_FILE_WORD}[\w.-]*(?<!\.(?:pub|crt|cer|csr|pem))(?=$|[\s|;&)'"])`;
 
 /**
@@ -2066,7 +2071,7 @@ export function credentialOutput(output: string, mark: Marker): string {
   const from = m ? m.index + m[0].length : 0;
   const end = output.indexOf('\n--- stderr ---', from);
   const to = end < 0 ? output.length : end;
-  const at = oneWordAt(output, from, to) ?? labelledLastLine(output, from, to);
+  const at = oneWordAt(output, from, to) ?? labelledLastLine(output, from, to) ?? userThenPassword(output, from, to);
   return at === undefined ? output : output.slice(0, at[0]) + mark('secret', output.slice(at[0], at[1])) + output.slice(at[1]);
 }
 
@@ -2081,6 +2086,17 @@ function oneWordAt(text: string, from: number, end: number): [number, number] | 
   // `backup:<password>` (a secrets file's line): the user stays
   const user = /^[A-Za-z_][\w.-]{0,31}:(?!\/\/)(?=[^:]{8,}$)/.exec(word);
   return user ? [at + user[0].length, at + word.length] : [at, at + word.length];
+}
+
+/**
+ * The second of two lines from `from` to `end` when the first is a user's name and the second a password's shape: an
+ * OpenVPN `auth-user-pass` file, a `.netrc`-less credentials file printed by `cat`.
+ */
+function userThenPassword(text: string, from: number, end: number): [number, number] | undefined {
+  const m = /^(\s*[\w.@\\-]{1,64}\r?\n[ \t]*)(\S{6,200})\s*$/.exec(text.slice(from, end));
+  if (m === null || !typedPassword(m[2])) return undefined;
+  const at = from + m[1].length;
+  return [at, at + m[2].length];
 }
 
 /**
@@ -2117,7 +2133,7 @@ function redactPastedSessions(text: string, mark: Marker): string {
     NEXT_PROMPT.lastIndex = from - 1;
     const next = NEXT_PROMPT.exec(text)?.index ?? -1;
     const to = next < 0 ? text.length : next;
-    const at = oneWordAt(text, from, to) ?? labelledLastLine(text, from, to);
+    const at = oneWordAt(text, from, to) ?? labelledLastLine(text, from, to) ?? userThenPassword(text, from, to);
     if (at !== undefined) spans.push(at);
   }
   return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
@@ -2406,6 +2422,48 @@ const JCL_FTP_INPUT = /(\/\/[A-Z0-9#@$]{0,8}[ \t]+DD[ \t]+\*[^\n]*\n[^\n/]{1,200
 /** IBM i CL's `PASSWORD(<pw>)` parameter of the commands that set one (`CRTUSRPRF`, `CHGUSRPRF`, `ADDSVRAUTE`). */
 const CL_PASSWORD = /(\b(?:PASSWORD|PWD)\('?)([^)\s*'][^)\s']{2,127})(?='?\))/g;
 
+/** An INI section named for secrets (MobaXterm's `[Passwords]`, `[Credentials]`) or WeeChat's `sec.conf` `[data]`: each value in it. */
+const SECRET_SECTION = /^\[(?:[Pp]asswords?|PASSWORDS?|[Cc]redentials|CREDENTIALS|[Ss]ecrets|SECRETS|data(?=\][^\n]*\n[\s\S]*?__passphrase__))\][ \t]*\r?\n((?:[ \t]*(?![\[;#])[^\n=]{1,200}=[^\n]*\r?\n?)+)/gm;
+const SECTION_VALUE = /^([ \t]*[^\n=]{1,200}=[ \t]*"?)([^\s"][^\n"]*?)("?[ \t]*\r?)$/gm;
+/** RDP files' saved password (`password 51:b:<DPAPI hex>`) and other `<name>:s:` fields named for one. */
+const RDP_PASSWORD = /^((?:password 51:b|[\w ]{0,40}password:s):)(\S{6,})$/gim;
+/** HeidiSQL's settings export: `Servers\<name>\Password<|||>1<|||><encoded>`. */
+const HEIDI_SETTING = /^([^\n]{0,200}(?:Password|Secret|Token)<\|\|\|>\d<\|\|\|>)([^\s<]{4,})$/gm;
+/** A TLS key log (SSLKEYLOGFILE): `CLIENT_RANDOM <client random> <master secret>` and TLS 1.3's `…_SECRET` lines. */
+const TLS_KEY_LOG = /^((?:CLIENT_RANDOM|(?:CLIENT|SERVER)_(?:HANDSHAKE_)?TRAFFIC_SECRET_?\d*|(?:EARLY_)?EXPORTER_SECRET|CLIENT_EARLY_TRAFFIC_SECRET)[ \t]+[0-9a-fA-F]{64}[ \t]+)([0-9a-fA-F]{64,128})[ \t]*$/gm;
+/** ZNC's `Server = <host> [+]<port> <password>` inside a `<Network>`. */
+const ZNC_SERVER = /^([ \t]*Server[ \t]*=[ \t]*\S+[ \t]+\+?\d{2,5}[ \t]+)(\S{4,})[ \t]*$/gm;
+
+function redactClientFiles(text: string, mark: Marker): string {
+  let out = text;
+  if (/\[(?:[Pp]asswords?|PASSWORDS?|[Cc]redentials|CREDENTIALS|[Ss]ecrets|SECRETS|data)\]/.test(out)) {
+    SECRET_SECTION.lastIndex = 0;
+    out = out.replace(SECRET_SECTION, (all: string, body: string) => {
+      SECTION_VALUE.lastIndex = 0;
+      const redacted = body.replace(SECTION_VALUE, (line, head: string, v: string, tail: string) =>
+        v.length < 4 || notALiteral(v) || /^(?:on|off|true|false|yes|no|\d{1,5})$/i.test(v) ? line : head + mark('password', v) + tail);
+      return all.slice(0, all.length - body.length) + redacted;
+    });
+  }
+  if (/51:b:|password:s:/i.test(out)) {
+    RDP_PASSWORD.lastIndex = 0;
+    out = out.replace(RDP_PASSWORD, (all, head: string, v: string) => (notALiteral(v) ? all : head + mark('password', v)));
+  }
+  if (out.includes('<|||>')) {
+    HEIDI_SETTING.lastIndex = 0;
+    out = out.replace(HEIDI_SETTING, (all, head: string, v: string) => (notALiteral(v) ? all : head + mark('password', v)));
+  }
+  if (out.includes('CLIENT_RANDOM') || out.includes('_SECRET')) {
+    TLS_KEY_LOG.lastIndex = 0;
+    out = out.replace(TLS_KEY_LOG, (_all, head: string, v: string) => head + mark('secret', v));
+  }
+  if (out.includes('<Network') || out.includes('znc.conf')) {
+    ZNC_SERVER.lastIndex = 0;
+    out = out.replace(ZNC_SERVER, (all, head: string, v: string) => (notALiteral(v) || !(typedPassword(v) || looksRandom(v, 12)) ? all : head + mark('password', v)));
+  }
+  return out;
+}
+
 function redactEnterpriseLines(text: string, mark: Marker): string {
   let out = text;
   if (out.includes('mkstore') || /hdbuserstore/i.test(out)) {
@@ -2537,7 +2595,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'private_key', pattern: KEY_STORE_MAGIC, trigger: /(?:\/u3\+7Q|zs7OzgAAAA)[A-Za-z0-9+/]{90}/, needs: ['/u3+7Q', 'zs7OzgAAAA'] },
   { type: 'secret', apply: redactHostMaps, trigger: /"(?:bearer|github-oauth|gitlab-oauth|bitbucket-oauth)"[ \t]*:[ \t]*\{/, needs: ['"bearer"', '-oauth"'] },
   // a literal, not the one scan (a trigger starting with `$`); the commands are judged after
-  { type: 'secret', apply: redactPastedSessions, trigger: /\$ [^\n]{1,2000}\n[ \t]*[^\s$][^\n]{7}|(?::\\[^\n>]{0,200}>|\]# |~# )[^\n]{1,2000}\n/, needs: ['$ ', ':\\', ']# ', '~# '] },
+  { type: 'secret', apply: redactPastedSessions, trigger: /\$ [^\n]{1,2000}\n[ \t]*(?:[^\s$][^\n]{7}|[\w.@\\-]{1,64}\r?\n[ \t]*\S{6})|(?::\\[^\n>]{0,200}>|\]# |~# )[^\n]{1,2000}\n/, needs: ['$ ', ':\\', ']# ', '~# '] },
   { type: 'secret', apply: redactEnvDefaults, trigger: /(?:env|ENV|environ)\b[^\n]{0,140}(?:,|\|\||\?\?|\bor\b|unwrap_or(?:_else)?)[ \t(|_]*["'`]|\$\{\w+:?-/, needs: ['env', 'ENV', ':-'] },
   { type: 'password', pattern: SQL_PASSWORD, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /(?:IDENTIFIED|[Ii]dentified)[ \t]+(?:BY|WITH|[Bb]y|[Ww]ith)|(?:SET|[Ss]et)[ \t]+(?:PASSWORD|[Pp]assword)/, needs: ['DENTIFIED', 'dentified', 'ET PASSWORD', 'ET password', 'ET Password', 'et password', 'et Password', 'et PASSWORD'] },
   {
@@ -2569,6 +2627,8 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'password', apply: redactWindowsSwitches, trigger: /[ \t]\/(?:rp|RP|Rp|pass|PASS|Pass|pwd|PWD|pw|PW)|\/(?:user|USER):/, needs: [' /rp', ' /RP', ' /Rp', ' /pass', ' /PASS', ' /Pass', ' /pw', ' /PW', '/user:', '/USER:'] },
   { type: 'password', apply: redactOracleLogins, trigger: /(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl|sqlcl|tkprof|userid)[^\n]{0,200}\/|(?:CONN(?:ECT)?|conn(?:ect)?)[ \t]+[\w$#]{1,128}\//, needs: ['sqlplus', 'sqlldr', 'expdp', 'impdp', 'rman', 'dgmgrl', 'sqlcl', 'tkprof', 'userid', 'CONN', 'conn ', 'connect '] },
   { type: 'password', apply: redactEnterpriseLines, trigger: /mkstore|hdbuserstore|HDBUSERSTORE|REG_|[Vv]alue>|PGM=FTP|CRTUSRPRF|CHGUSRPRF|SVRAUTE/, needs: ['mkstore', 'hdbuserstore', 'HDBUSERSTORE', 'REG_', 'Value>', 'value>', 'PGM=FTP', 'CRTUSRPRF', 'CHGUSRPRF', 'SVRAUTE'] },
+  // rule set 10 (set AF)
+  { type: 'password', apply: redactClientFiles, trigger: /\[(?:[Pp]asswords?|PASSWORDS?|[Cc]redentials|CREDENTIALS|[Ss]ecrets|SECRETS|data)\]|51:b:|[Pp]assword:s:|<\|\|\|>|CLIENT_RANDOM|_SECRET|<Network|znc\.conf/, needs: ['asswords]', 'ASSWORDS]', 'assword]', 'ASSWORD]', 'redentials]', 'REDENTIALS]', 'ecrets]', 'ECRETS]', '[data]', '51:b:', 'assword:s:', '<|||>', 'CLIENT_RANDOM', '_SECRET', '<Network', 'znc.conf'] },
   // rule set 10 (set AB)
   {
     type: 'secret',
@@ -2738,15 +2798,15 @@ export class Redactor {
    *    character, and the engine could no longer skip ahead).
    */
   private readonly dispatch: {
-    /** Rules with literals: each with its literals' numbers in `literals.words`. */
-    literal: Array<{ rule: number; literals: number[]; trigger: RegExp }>;
+    /** Rules with literals (`literals.rulesOf` says which need each literal). */
+    literal: Array<{ rule: number; trigger: RegExp }>;
     /**
      * The literals of all `literal` rules (`words`, numbered by `at`), found in one pass: `scan` alternates those of 3
      * characters or more, longest first; `implied[i]`, for the literal `scan` matched, every literal that is a prefix
      * of it (they start at the same place, where the alternation reports only one). The shorter ones (`$`, `|`, `('`)
      * are `short`, each a string search (it stops at the first, and they are frequent).
      */
-    literals: { scan: RegExp; words: string[]; at: Map<string, number>; implied: number[][]; short: number[] };
+    literals: { scan: RegExp; words: string[]; at: Map<string, number>; implied: number[][]; short: number[]; rulesOf: number[][] };
     words: { rules: number[]; at: RegExp[] } | undefined;
     /** Case-insensitive triggers without `atWord`, each tested on its own. */
     alone: Array<{ rule: number; trigger: RegExp }>;
@@ -2800,13 +2860,15 @@ export class Redactor {
       const distinct = [...new Set(literal.flatMap((i) => this.rules[i].needs!))].sort((a, b) => b.length - a.length);
       const literalIndex = new Map(distinct.map((w, i) => [w, i]));
       this.dispatch = {
-        literal: literal.map((i) => ({ rule: i, literals: this.rules[i].needs!.map((w) => literalIndex.get(w)!), trigger: copy(this.rules[i].trigger!) })),
+        literal: literal.map((i) => ({ rule: i, trigger: copy(this.rules[i].trigger!) })),
         literals: {
           scan: new RegExp(distinct.filter((w) => !searchedAlone(w)).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g'),
           words: distinct,
           at: literalIndex,
           implied: distinct.map((w) => distinct.flatMap((v, k) => (w.startsWith(v) && !searchedAlone(v) ? [k] : []))),
           short: distinct.flatMap((w, k) => (searchedAlone(w) ? [k] : [])),
+          // for each literal, the `literal` rules (their places in that list) that need it
+          rulesOf: distinct.map((w) => literal.flatMap((i, j) => (this.rules[i].needs!.includes(w) ? [j] : []))),
         },
         words: words.length === 0 ? undefined : { rules: words, at: words.map((i) => copy(this.rules[i].atWord!)) },
         alone: alone.map((i) => ({ rule: i, trigger: copy(this.rules[i].trigger!) })),
@@ -2879,17 +2941,27 @@ export class Redactor {
     let needed: Uint8Array | null = null;
     this.nameHits = undefined;
     // The literals in one pass (and a string search for each short one) rather than a string search for each.
-    const { scan, words, at, implied, short } = d.literals;
+    const { scan, words, at, implied, short, rulesOf } = d.literals;
     const present = new Uint8Array(words.length);
+    const found: number[] = [];
     let left = words.length - short.length;
-    for (const k of short) if (text.includes(words[k])) present[k] = 1;
+    for (const k of short) if (text.includes(words[k])) (present[k] = 1), found.push(k);
     scan.lastIndex = 0;
     for (let m = left > 0 ? scan.exec(text) : null; m !== null; m = left > 0 ? scan.exec(text) : null) {
-      for (const k of implied[at.get(m[0])!]) if (present[k] === 0) (present[k] = 1), left--;
+      for (const k of implied[at.get(m[0])!]) if (present[k] === 0) (present[k] = 1), left--, found.push(k);
       scan.lastIndex = m.index + 1; // literals may overlap
     }
-    for (const { rule, literals, trigger } of d.literal) {
-      if (literals.some((k) => present[k] !== 0) && trigger.test(text)) (needed ??= new Uint8Array(this.rules.length))[rule] = 1;
+    // Only the rules of the literals found, each trigger tested once (most text holds few literals, and rules are many).
+    if (found.length > 0) {
+      const tested = new Uint8Array(d.literal.length);
+      for (const k of found) {
+        for (const j of rulesOf[k]) {
+          if (tested[j] !== 0) continue;
+          tested[j] = 1;
+          const { rule, trigger } = d.literal[j];
+          if (trigger.test(text)) (needed ??= new Uint8Array(this.rules.length))[rule] = 1;
+        }
+      }
     }
     if (d.words) {
       // Every place a word starts, one after another (the next scan starts a character on: words

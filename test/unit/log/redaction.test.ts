@@ -415,6 +415,30 @@ test('rule set 10 (set AD): signing and publishing tools\' passwords, flags on a
   ]) assert.equal(r.redact(kept), kept);
 });
 
+test('rule set 10 (set AF): saved connections of developer tools and desktop clients', () => {
+  const r = new Redactor();
+  for (const [text, secret] of [
+    ['[Bookmarks]\nSubRep=\n\n[Passwords]\nssh22:jdoe@10.20.4.11=mHx3z123E8kHmZR7IOc7F1==\n\n[Misc]\nSessionP=25114\n', 'mHx3z123E8kHmZR7IOc7F1=='],
+    ['[crypt]\ncipher = aes256\n\n[data]\n__passphrase__ = off\noftc_nickserv = "Tmbjah61%naj"\n', 'Tmbjah61%naj'],
+    ['full address:s:ts01.corp.acme.io\nusername:s:ACME\\jdoe\npassword 51:b:01000000D08C9DDF0115D1118C7A00C04FC297EB0100\n', '01000000D08C9DDF0115D1118C7A00C04FC297EB0100'],
+    ["poll mail.acme-hosting.net with proto IMAP\n  user 'jdoe@acme.io' there with password 'Erabth98!zmf' is 'jdoe' here\n", 'Erabth98!zmf'],
+    ['\t<Network corp>\n\t\tNick = jdoe\n\t\tServer = irc.corp.acme.io +6697 tpEMR22wBxcEF9aqSxkc\n\t</Network>\n', 'tpEMR22wBxcEF9aqSxkc'],
+    ['$ cat ~/vpn/acme-office.auth\njdoe\nTxdffb13%mcb\n$ sudo openvpn --config ~/vpn/acme-office.ovpn\n', 'Txdffb13%mcb'],
+    ['Servers\\Production\\User<|||>1<|||>heidi\nServers\\Production\\Password<|||>1<|||>44796F6671673938247B78733\n', '44796F6671673938247B78733'],
+    ['CLIENT_RANDOM 389011f70da396233193d17602d32847f90540959a11f6ad562a068d6e9d2ca2 e18cd14747f66e7cc6263452bd7714343009ae9776a9dc953ff3b0f8225167a067612532f8bdaf4c88c6da25e16a1234\n', 'e18cd14747f66e7cc6263452bd7714343009ae9776a9dc953ff3b0f8225167a067612532f8bdaf4c88c6da25e16a1234'],
+    ['mode:\n  - upstream:http://proxy.corp.acme.io:3128\nupstream_auth: jdoe:Guaczt17!sgv\nlisten_port: 8081\n', 'Guaczt17!sgv'],
+  ]) assert.equal(r.redact(text).includes(secret), false, `${secret} in ${r.redact(text)}`);
+  // The user of an `auth` pair, the client random and the user line stay.
+  assert.equal(r.redact('upstream_auth: jdoe:Guaczt17!sgv'), 'upstream_auth: jdoe:[REDACTED:secret]');
+  assert.equal(r.redact('$ cat ~/vpn/office.auth\njdoe\nTxdffb13%mcb\n'), '$ cat ~/vpn/office.auth\njdoe\n[REDACTED:secret]\n');
+  for (const kept of [
+    '[Passwords]\nPasswordsInRegistry=0\nMinLength=12\n', // settings about passwords
+    '[data]\nname = value\n', // a [data] section that is not WeeChat's sec.conf
+    '$ cat ~/notes/auth.log\nOK\n', '$ cat auth.md\nalice\nreset the token\n', // not a user and a password
+    'Server = irc.libera.chat +6697', 'prompt for credentials:i:0',
+  ]) assert.equal(r.redact(kept), kept);
+});
+
 test('rule set 9, prose (set W): a password told in a sentence, in a dozen languages, is redacted; prose about passwords is kept', () => {
   const r = new Redactor();
   const cases: Array<[string, string]> = [

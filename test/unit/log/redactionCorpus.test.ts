@@ -47,7 +47,6 @@ const KNOWN_MISSES = new Set([
   // set I's Key Vault output, written above the command that read it
   'az keyvault secret show value',
   'conjur api key', // `conjur login -i <id> -p <key>`: -i is no user flag elsewhere
-  'openvpn auth-user-pass file', // a user line, then a password line
   // set K (rule set 6's second round)
   'rollbar access token', // `rollbar.init('<hex>', …)`: a hex literal alone is more often a digest
   // set N (rule set 6's fourth round)

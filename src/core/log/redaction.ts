@@ -2313,7 +2313,6 @@ function redactTableColumns(text: string, mark: Marker): string {
     TABLE_HEADER_WORDS.lastIndex = lineEnd < 0 ? text.length : lineEnd;
     const m = TABLE_HEADER_LINE.exec(text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd));
     if (m === null) continue;
-    m.index = lineStart;
     const header = m[0].replace(/\r$/, '');
     const sep = header.includes('\t') ? '\t' : header.includes('|') ? '|' : header.includes(',') ? ',' : ';';
     // (an export's rows start their lines; indented lines are code: `yield before, orig_token`)
@@ -2326,7 +2325,7 @@ function redactTableColumns(text: string, mark: Marker): string {
       return strength === 'none' ? [] : [{ index, strength }];
     });
     if (columns.length === 0) continue;
-    let at = m.index + m[0].length + 1;
+    let at = lineStart + m[0].length + 1;
     while (at < text.length) {
       const nl = text.indexOf('\n', at);
       const end = nl < 0 ? text.length : nl;
@@ -2444,18 +2443,6 @@ function redactClientFiles(text: string, mark: Marker): string {
         v.length < 4 || notALiteral(v) || /^(?:on|off|true|false|yes|no|\d{1,5})$/i.test(v) ? line : head + mark('password', v) + tail);
       return all.slice(0, all.length - body.length) + redacted;
     });
-  }
-  if (/51:b:|password:s:/i.test(out)) {
-    RDP_PASSWORD.lastIndex = 0;
-    out = out.replace(RDP_PASSWORD, (all, head: string, v: string) => (notALiteral(v) ? all : head + mark('password', v)));
-  }
-  if (out.includes('<|||>')) {
-    HEIDI_SETTING.lastIndex = 0;
-    out = out.replace(HEIDI_SETTING, (all, head: string, v: string) => (notALiteral(v) ? all : head + mark('password', v)));
-  }
-  if (out.includes('CLIENT_RANDOM') || out.includes('_SECRET')) {
-    TLS_KEY_LOG.lastIndex = 0;
-    out = out.replace(TLS_KEY_LOG, (_all, head: string, v: string) => head + mark('secret', v));
   }
   if (out.includes('<Network') || out.includes('znc.conf')) {
     ZNC_SERVER.lastIndex = 0;
@@ -2628,7 +2615,10 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'password', apply: redactOracleLogins, trigger: /(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl|sqlcl|tkprof|userid)[^\n]{0,200}\/|(?:CONN(?:ECT)?|conn(?:ect)?)[ \t]+[\w$#]{1,128}\//, needs: ['sqlplus', 'sqlldr', 'expdp', 'impdp', 'rman', 'dgmgrl', 'sqlcl', 'tkprof', 'userid', 'CONN', 'conn ', 'connect '] },
   { type: 'password', apply: redactEnterpriseLines, trigger: /mkstore|hdbuserstore|HDBUSERSTORE|REG_|[Vv]alue>|PGM=FTP|CRTUSRPRF|CHGUSRPRF|SVRAUTE/, needs: ['mkstore', 'hdbuserstore', 'HDBUSERSTORE', 'REG_', 'Value>', 'value>', 'PGM=FTP', 'CRTUSRPRF', 'CHGUSRPRF', 'SVRAUTE'] },
   // rule set 10 (set AF)
-  { type: 'password', apply: redactClientFiles, trigger: /\[(?:[Pp]asswords?|PASSWORDS?|[Cc]redentials|CREDENTIALS|[Ss]ecrets|SECRETS|data)\]|51:b:|[Pp]assword:s:|<\|\|\|>|CLIENT_RANDOM|_SECRET|<Network|znc\.conf/, needs: ['asswords]', 'ASSWORDS]', 'assword]', 'ASSWORD]', 'redentials]', 'REDENTIALS]', 'ecrets]', 'ECRETS]', '[data]', '51:b:', 'assword:s:', '<|||>', 'CLIENT_RANDOM', '_SECRET', '<Network', 'znc.conf'] },
+  { type: 'password', apply: redactClientFiles, trigger: /\[(?:[Pp]asswords?|PASSWORDS?|[Cc]redentials|CREDENTIALS|[Ss]ecrets|SECRETS|data)\]|<Network|znc\.conf/, needs: ['asswords]', 'ASSWORDS]', 'assword]', 'ASSWORD]', 'redentials]', 'REDENTIALS]', 'ecrets]', 'ECRETS]', '[data]', '<Network', 'znc.conf'] },
+  { type: 'password', pattern: RDP_PASSWORD, secretGroup: 2, keep: notALiteral, trigger: /51:b:|[Pp]assword:s:/, needs: ['51:b:', 'assword:s:'] },
+  { type: 'password', pattern: HEIDI_SETTING, secretGroup: 2, keep: notALiteral, trigger: /<\|\|\|>/, needs: ['<|||>'] },
+  { type: 'secret', pattern: TLS_KEY_LOG, secretGroup: 2, trigger: /CLIENT_RANDOM|_SECRET/, needs: ['CLIENT_RANDOM', '_SECRET'] },
   // rule set 10 (set AB)
   {
     type: 'secret',
@@ -2862,7 +2852,7 @@ export class Redactor {
       this.dispatch = {
         literal: literal.map((i) => ({ rule: i, trigger: copy(this.rules[i].trigger!) })),
         literals: {
-          scan: new RegExp(distinct.filter((w) => !searchedAlone(w)).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g'),
+          scan: new RegExp(distinct.filter((w) => !searchedAlone(w)).map(escapeRegExp).join('|'), 'g'),
           words: distinct,
           at: literalIndex,
           implied: distinct.map((w) => distinct.flatMap((v, k) => (w.startsWith(v) && !searchedAlone(v) ? [k] : []))),

@@ -6,6 +6,16 @@ import { join } from 'node:path';
 import { EventLog } from '../../../src/core/log/eventLog';
 import { BUILTIN_RULES, PRINTS_CREDENTIAL_COMMAND, REDACTION_RULESET_VERSION, Redactor, applyRule, credentialOutput } from '../../../src/core/log/redaction';
 
+/** Each `[text, secret]`: the secret is gone from the redacted text. */
+function assertHidden(r: Redactor, cases: ReadonlyArray<readonly [string, string]>): void {
+  for (const [text, secret] of cases) assert.equal(r.redact(text).includes(secret), false, `${secret} in ${r.redact(text)}`);
+}
+
+/** Each text comes out of redaction byte-exact. */
+function assertKept(r: Redactor, texts: readonly string[]): void {
+  for (const kept of texts) assert.equal(r.redact(kept), kept);
+}
+
 /** Realistic-looking secrets (not real credentials) and the marker type each must become. */
 const SECRETS: Array<[string, string]> = [
   ['AKIAIOSFODNN7EXAMPLE', 'aws_access_key'],
@@ -154,7 +164,7 @@ test('rule set 9: markup pairs, later call arguments and .pgpass lines inside JS
     ['const password = "123456";', 'const password = "[REDACTED:secret]";'],
   ];
   for (const [input, want] of cases) assert.equal(r.redact(input), want, input);
-  for (const kept of [
+  assertKept(r, [
     // names and prose in markup and calls
     '<string name="app_name">Weather</string>',
     '\t<key>NSCameraUsageDescription</key>\n\t<string>We use the camera to scan tokens.</string>',
@@ -201,9 +211,9 @@ test('rule set 9: markup pairs, later call arguments and .pgpass lines inside JS
     // a header's name as its value; a member of a token object set from a variable (markdown-it)
     '    customHeaders["X-Market-AccountToken"] = "accountTokenHeader";', '  customHeaders["x-ms-continuationtoken"] = "continuationToken";',
     'function entity(state) {\n  if (found) {\n    token.content = decoded\n    token.markup = match\n  }\n}',
-  ]) assert.equal(r.redact(kept), kept);
+  ]);
   // Code inside blocks, declarations, ternaries, labels in strings, literal types, /etc/nsswitch.conf
-  for (const kept of [
+  assertKept(r, [
     'func f() {\n\tw.token = params\n\tline.Token = tokens\n\tpwd = name // always absolute\n}',
     'def close(self):\n    if self.open:\n        token = tokens\n',
     'const (\n\tSIOCSLIFTOKEN                 = -0x7f879679\n\tsocksAuthMethodUsernamePassword    socksAuthMethod = 0x02 // use username/password\n)',
@@ -213,7 +223,7 @@ test('rule set 9: markup pairs, later call arguments and .pgpass lines inside JS
     '\tprint("unknown token: ", token, "\\n")', '  private_key: "_RSAPrivateKey",',
     "  root_key: 'HKLM' | 'HKEY_LOCAL_MACHINE' | 'HKCU' | 'HKEY_CURRENT_USER' |",
     '# /etc/nsswitch.conf\npasswd:         files systemd\ngroup:          files\nshadow:         files',
-  ]) assert.equal(r.redact(kept), kept);
+  ]);
   // ...while a value that holds only the bare secret word is still a literal, and so is a member's generated value;
   // a block's quoted or generated values and a shell function's assignments are still secrets.
   for (const leak of [
@@ -245,7 +255,7 @@ test('rule set 9, last round (set U): sensitive objects, URLs in errors and quer
     ['1764843123.456789 [0 10.0.2.15:53122] "auth" "default" "Hunter22!x"', '1764843123.456789 [0 10.0.2.15:53122] "auth" "default" "[REDACTED:password]"'],
   ];
   for (const [input, want] of cases) assert.equal(r.redact(input), want, input);
-  for (const kept of [
+  assertKept(r, [
     '"db_endpoint": { "sensitive": false, "type": "string", "value": "acme-prod.cluster-c9x2k1.eu-west-1.rds.amazonaws.com:5432" }',
     '"label": { "value": "Enter your password" }',
     'see //comments:here@example for more',
@@ -254,7 +264,7 @@ test('rule set 9, last round (set U): sensitive objects, URLs in errors and quer
     // go test's result lines; a field's word as its value; a hex digest that starts like a ClickHouse key
     '--- PASS: TestOutputWithSubtest/sub_test (0.00s)', '    --- PASS: TestTags/x_testtag_y (0.04s)', '"user.key":  "value",',
     'sha 4b1d0e9f2c3a4b5c6d7e8f90a1b2c3d4e5f6a7b8c9d0',
-  ]) assert.equal(r.redact(kept), kept);
+  ]);
   // two of gitleaks' vendor formats, bare (a blind check of its current rules found them missing)
   assert.equal(r.redact('found: 4b1dfKDtdnjS4hfAE18vNLpsqDJuL2qeXSjIpSdcpa'), 'found: [REDACTED:clickhouse_key]');
   assert.equal(r.redact('found: duffel_test_BJGGeTY5HL6Cs-alsnpvA3EEPkSnwG-HjPK2JSBjl4J'), 'found: [REDACTED:duffel_token]');
@@ -278,19 +288,19 @@ test('rule set 9, code round (set Y): Yarn\'s npmAuthIdent, labelled values, log
   // Only the password of Yarn's ident, and only the token of each Deno entry: the user and the hosts stay.
   assert.equal(r.redact(`npmAuthIdent: "frontend-ci:${pw}"`), 'npmAuthIdent: "frontend-ci:[REDACTED:secret]"');
   assert.match(r.redact('DENO_AUTH_TOKENS=a1b2c3d4e5f6g7h8@deno.land;user:Pw0rd!xyz9@example.com'), /^DENO_AUTH_TOKENS=\[REDACTED:token\]@deno\.land;\[REDACTED:token\]@example\.com$/);
-  for (const kept of [
+  assertKept(r, [
     '{\n  "label": "username",\n  "value": "staging_admin"\n}',
     '{ "name": "notesPlain", "value": "rotated quarterly; ask #platform" }',
     '[INFO] (f) password = ${env.DB_PASSWORD}',
     'channels:\n  - https://conda.anaconda.org/conda-forge\n  - https://repo.anaconda.com/pkgs/main',
     // after the name, a git hash and an ARN are no keys
     'SecretAccessKey rotation landed in 3f9a1c2e7b4d6a8f0e1c3b5d7f9a2c4e6b8d0f1a; see arn:aws:iam::412398765012:role/ci-deployer',
-  ]) assert.equal(r.redact(kept), kept);
+  ]);
 });
 
 test('rule set 9, set Z: daemons\' settings and lines for shared secrets (slapd, ldap.conf, sssd, offlineimap, HAProxy, Cisco, Dovecot, Redis ACLs, net-snmp)', () => {
   const r = new Redactor();
-  for (const [text, secret] of [
+  assertHidden(r, [
     ['suffix          "dc=example,dc=de"\nrootpw          kZJfvQsttJ6a\n', 'kZJfvQsttJ6a'],
     ['binddn cn=nss-proxy,ou=service,dc=example,dc=de\nbindpw 1PHcy4N5Jp6XxZiH\n', '1PHcy4N5Jp6XxZiH'],
     ['[domain/corp]\nldap_default_authtok_type = password\nldap_default_authtok = 2xWMGLguv3eX5eZHUNGR\n', '2xWMGLguv3eX5eZHUNGR'],
@@ -303,20 +313,20 @@ test('rule set 9, set Z: daemons\' settings and lines for shared secrets (slapd,
     ['createUser librenms SHA-256 "basil-quarry-ember2" AES "copper-lantern-77x"\n', 'basil-quarry-ember2'],
     ['createUser librenms SHA-256 "basil-quarry-ember2" AES "copper-lantern-77x"\n', 'copper-lantern-77x'],
     ['$ sudo cat /etc/zabbix/zabbix_agent2.psk\n547dd7b2609a55795bd9f7bbec49cb828c405e5c6c7e08a341bdb5a44f97c07e\n', '547dd7b2609a55795bd9f7bbec49cb828c405e5c6c7e08a341bdb5a44f97c07e'],
-  ]) assert.equal(r.redact(text).includes(secret), false, `${secret} in ${r.redact(text)}`);
+  ]);
   // ProxySQL's user stays beside its password.
   assert.equal(r.redact('    admin_credentials="admin:GgCXgIDjOyXjtBdM"'), '    admin_credentials="admin:[REDACTED:secret]"');
-  for (const kept of [
+  assertKept(r, [
     'application/x-pw:x-office-document', // a MIME type
     "HAProxy's `stats auth <user>:<password>`, Dovecot's `{PLAIN}<password>`", // placeholders
     'user healthcheck on nopass -@all +ping +info', 'user app on #9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 ~* +@all',
     'echo done > /tmp/log', 'def pwd():\n    return os.getcwd()',
-  ]) assert.equal(r.redact(kept), kept);
+  ]);
 });
 
 test('rule set 10 (set AB and Z\'s misses): labels in 20 more languages, debug prints, SOAP, tables\' secret columns, WireGuard, pgbouncer, Nagios', () => {
   const r = new Redactor();
-  for (const [text, secret] of [
+  assertHidden(r, [
     // a label in a language other than English, also inside a compound (`管理员密码`) and as a setting's last word
     ['- 管理员账号：admin\n- 管理员密码：Ohvimc57%lvl\n', 'Ohvimc57%lvl'],
     ['AccessKey ID：LTAI5tu04IWQM8rpbcG8jNrb\nAccessKey 密钥：OgGbM1AfxqxbMm2RNfSqlvONH9j6bL\n', 'OgGbM1AfxqxbMm2RNfSqlvONH9j6bL'],
@@ -339,11 +349,11 @@ test('rule set 10 (set AB and Z\'s misses): labels in 20 more languages, debug p
     ['wg0\tyAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=\tHIgo9xNzJMWLKASShiTqIybxZ0U3wGLiUeJ1PKf8ykw=\t51820\toff\n', 'yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk='],
     ['$ sudo cat /etc/pgbouncer/userlist.txt\n"pgbouncer_admin" "iWV8TEDiDhZoPDEDpkNgq1171Zqh"\n', 'iWV8TEDiDhZoPDEDpkNgq1171Zqh'],
     ['$USER1$=/usr/lib64/nagios/plugins\n$USER3$=nagios_mon\n$USER4$=Enklng01#mbs\n', 'Enklng01#mbs'],
-  ]) assert.equal(r.redact(text).includes(secret), false, `${secret} in ${r.redact(text)}`);
+  ]);
   // Only the secret's cell, key or field goes: the user, the public key, the other columns stay.
   assert.equal(r.redact('name,url,username,password,note\nintra,https://intra/login,jdoe,Vynelg91!dzk,'), 'name,url,username,password,note\nintra,https://intra/login,jdoe,[REDACTED:secret],');
   assert.equal(r.redact('wIKQPToZ7fP7Q1XQbGMuxwE4UZpOwiVxWjoi+QmI+Op=\tGxDDd9M5zt1kecxmIX6+p/xh2z/om4CGhKIl68SUupi='), 'wIKQPToZ7fP7Q1XQbGMuxwE4UZpOwiVxWjoi+QmI+Op=\t[REDACTED:private_key]');
-  for (const kept of [
+  assertKept(r, [
     '$ sudo wg show wg0 peers\nwIKQPToZ7fP7Q1XQbGMuxwE4UZpOwiVxWjoi+QmI+Op=\nn1ClCEVrZ1BJGvtEAqjjFzq4I5f2E1GQM110ir3hRvi=', // public keys
     'wIKQPToZ7fP7Q1XQbGMuxwE4UZpOwiVxWjoi+QmI+Op=\t(none)',
     '"green" "#33CC00"\n"red" "#FF0000"', // two quoted strings a line, not about pgbouncer: source-highlight's colours
@@ -352,12 +362,12 @@ test('rule set 10 (set AB and Z\'s misses): labels in 20 more languages, debug p
     '    def _tokenize(self, var, string, orig_token):\n        yield before, orig_token\n        yield from self.tokenize(var.base, VARIABLE)', // indented code is no table
     'option,type,password\n--host,string,no\n--pass,string,yes', // a table of words
     '<token type="keyword">return</token>',
-  ]) assert.equal(r.redact(kept), kept);
+  ]);
 });
 
 test('rule set 10 (set AA): Windows, database and enterprise tools\' passwords, also where only their position says so', () => {
   const r = new Redactor();
-  for (const [text, secret] of [
+  assertHidden(r, [
     ["connect('weblogic', 'Bitait12%jeq', 't3://wls-admin01.corp.local:7001')", 'Bitait12%jeq'],
     ['$root = New-Object System.DirectoryServices.DirectoryEntry($ldapPath, "CORP\\svc-orgchart", "FfNOI*yHlDVIx0sPMM7IgS")', 'FfNOI*yHlDVIx0sPMM7IgS'],
     ['Session session = NotesFactory.createSession("domino01.acme.local:63148", "Mail Audit/Servers/Acme", "Tasvob28*mkx");', 'Tasvob28*mkx'],
@@ -375,11 +385,11 @@ test('rule set 10 (set AA): Windows, database and enterprise tools\' passwords, 
     ['        app.Value("Password") = "asi!aE7awBOBzjY9"', 'asi!aE7awBOBzjY9'],
     ["//STEP01   EXEC PGM=FTP,PARM='(EXIT'\n//INPUT    DD *\nftp-dmz.acme.local\nGLXFER\nZLWWZ79@\nASCII\n", 'ZLWWZ79@'],
     ['CRTUSRPRF  USRPRF(EDIBATCH) PASSWORD(JOKOHG939) USRCLS(*USER) +', 'JOKOHG939'],
-  ]) assert.equal(r.redact(text).includes(secret), false, `${secret} in ${r.redact(text)}`);
+  ]);
   // The user and the other arguments stay.
   assert.equal(r.redact("connect('weblogic', 'Bitait12%jeq', 't3://h:7001')"), "connect('weblogic', '[REDACTED:secret]', 't3://h:7001')");
   assert.equal(r.redact('    DefaultPassword    REG_SZ    Bfmpzsmb2069#'), '    DefaultPassword    REG_SZ    [REDACTED:password]');
-  for (const kept of [
+  assertKept(r, [
     '<assemblyIdentity name="System.Web.Mvc" publicKeyToken="31bf3856ad364e35" culture="neutral" />', // a public key's hash
     "sock.connect('localhost', 'port5432')", "db.connect('localhost', 'mydb')", // no password's shape
     'net use Z: \\\\fs01\\finance * /user:CORP\\svc-finance', 'schtasks /create /ru SYSTEM /rp * /tn x', // asked for
@@ -387,12 +397,12 @@ test('rule set 10 (set AA): Windows, database and enterprise tools\' passwords, 
     '    Shell    REG_SZ    explorer.exe', '    DefaultPassword    REG_SZ    %DEFAULT_PW%',
     'sqlplus / as sysdba', '<Key>\n  <Value>name</Value>\n</Key>', 'CHGUSRPRF USRPRF(X) PASSWORD(*NONE)',
     '(`schtasks … /ru <user> /rp <pw>`, `mkstore -createCredential <alias> <user> <pw>`)',
-  ]) assert.equal(r.redact(kept), kept);
+  ]);
 });
 
 test('rule set 10 (set AD): signing and publishing tools\' passwords, flags on a command\'s continued lines, passphrases of words', () => {
   const r = new Redactor();
-  for (const [text, secret] of [
+  assertHidden(r, [
     ['$ jarsigner -verbose -keystore ~/keys/release.jks -storepass Pixel.Zephyr.83 app-release.aab upload', 'Pixel.Zephyr.83'],
     ['C:\\build>signtool.exe sign /fd SHA256 /f certs\\acme-ev.pfx /p DfhkAzR7UfC98DU1Qu /tr http://timestamp.digicert.com out\\AcmeSetup.msi', 'DfhkAzR7UfC98DU1Qu'],
     ["security import /tmp/cert.p12 -k \"$KEYCHAIN\" -P 'Granite221Ember' -T /usr/bin/codesign", 'Granite221Ember'],
@@ -403,21 +413,21 @@ test('rule set 10 (set AD): signing and publishing tools\' passwords, flags on a
     ["\"$STEAMCMD\" +login acme_builder 'Ecsmqj85#dyj' +run_app_build \"$(pwd)/app_build.vdf\" +quit", 'Ecsmqj85#dyj'],
     ["$ gpg --batch --pinentry-mode loopback --passphrase 'thunder tundra granite violet' --armor --detach-sign sums.txt", 'thunder tundra granite violet'],
     ['SNAP_NAME=acme-notes\nSNAPCRAFT_STORE_CREDENTIALS=eyJ0IjoidTEtbWFjYXJvb24iLCJ2Ijp7InIiOiJNREF4RUs3clRXLUdJTGl5SWdV\n', 'eyJ0IjoidTEtbWFjYXJvb24iLCJ2Ijp7InIiOiJNREF4RUs3clRXLUdJTGl5SWdV'],
-  ]) assert.equal(r.redact(text).includes(secret), false, `${secret} in ${r.redact(text)}`);
+  ]);
   // A quoted password keeps its last symbol inside the marker; a key's id stays; JSON printed without blanks is read by field.
   assert.equal(r.redact("storePassword 'Winter2022!'"), "storePassword '[REDACTED:secret]'");
   assert.equal(r.redact('$ cat ~/.config/dart/pub-tokens.json\n{"version":1,"hosted":[{"url":"https://dart.example/","token":"8b61a4df73e01591d126f2e445b3a6ea74f9edf2"}]}'),
     '$ cat ~/.config/dart/pub-tokens.json\n{"version":1,"hosted":[{"url":"https://dart.example/","token":"[REDACTED:secret]"}]}');
-  for (const kept of [
+  assertKept(r, [
     '$ xcrun altool --list-apps --apiKey 8LE5GS6SG3 --apiIssuer 2f5e52b5-099c-2449-d53c-291f75827c22', // a key's id
     'security unlock-keychain -p "$KEYCHAIN_PASSWORD" "$KEYCHAIN"', 'signtool sign /f cert.pfx /p %PFX_PASSWORD% app.exe',
     'gpg --passphrase-fd 0 --batch --detach-sign sums.txt', "git commit -m 'fix the passphrase prompt'",
-  ]) assert.equal(r.redact(kept), kept);
+  ]);
 });
 
 test('rule set 10 (set AF): saved connections of developer tools and desktop clients', () => {
   const r = new Redactor();
-  for (const [text, secret] of [
+  assertHidden(r, [
     ['[Bookmarks]\nSubRep=\n\n[Passwords]\nssh22:jdoe@10.20.4.11=mHx3z123E8kHmZR7IOc7F1==\n\n[Misc]\nSessionP=25114\n', 'mHx3z123E8kHmZR7IOc7F1=='],
     ['[crypt]\ncipher = aes256\n\n[data]\n__passphrase__ = off\noftc_nickserv = "Tmbjah61%naj"\n', 'Tmbjah61%naj'],
     ['full address:s:ts01.corp.acme.io\nusername:s:ACME\\jdoe\npassword 51:b:01000000D08C9DDF0115D1118C7A00C04FC297EB0100\n', '01000000D08C9DDF0115D1118C7A00C04FC297EB0100'],
@@ -427,16 +437,16 @@ test('rule set 10 (set AF): saved connections of developer tools and desktop cli
     ['Servers\\Production\\User<|||>1<|||>heidi\nServers\\Production\\Password<|||>1<|||>44796F6671673938247B78733\n', '44796F6671673938247B78733'],
     ['CLIENT_RANDOM 389011f70da396233193d17602d32847f90540959a11f6ad562a068d6e9d2ca2 e18cd14747f66e7cc6263452bd7714343009ae9776a9dc953ff3b0f8225167a067612532f8bdaf4c88c6da25e16a1234\n', 'e18cd14747f66e7cc6263452bd7714343009ae9776a9dc953ff3b0f8225167a067612532f8bdaf4c88c6da25e16a1234'],
     ['mode:\n  - upstream:http://proxy.corp.acme.io:3128\nupstream_auth: jdoe:Guaczt17!sgv\nlisten_port: 8081\n', 'Guaczt17!sgv'],
-  ]) assert.equal(r.redact(text).includes(secret), false, `${secret} in ${r.redact(text)}`);
+  ]);
   // The user of an `auth` pair, the client random and the user line stay.
   assert.equal(r.redact('upstream_auth: jdoe:Guaczt17!sgv'), 'upstream_auth: jdoe:[REDACTED:secret]');
   assert.equal(r.redact('$ cat ~/vpn/office.auth\njdoe\nTxdffb13%mcb\n'), '$ cat ~/vpn/office.auth\njdoe\n[REDACTED:secret]\n');
-  for (const kept of [
+  assertKept(r, [
     '[Passwords]\nPasswordsInRegistry=0\nMinLength=12\n', // settings about passwords
     '[data]\nname = value\n', // a [data] section that is not WeeChat's sec.conf
     '$ cat ~/notes/auth.log\nOK\n', '$ cat auth.md\nalice\nreset the token\n', // not a user and a password
     'Server = irc.libera.chat +6697', 'prompt for credentials:i:0',
-  ]) assert.equal(r.redact(kept), kept);
+  ]);
 });
 
 test('rule set 9, prose (set W): a password told in a sentence, in a dozen languages, is redacted; prose about passwords is kept', () => {
@@ -487,20 +497,20 @@ test('rule set 8: a secret found once in a text is hidden wherever else that tex
   // A package's version after its name is no password (a package list: `passwd` is a package).
   assert.equal(r.redact('ii\tlogin\t1:4.13+dfsg1-1+deb12u1\nii\tpasswd\t1:4.13+dfsg1-1+deb12u1'), 'ii\tlogin\t1:4.13+dfsg1-1+deb12u1\nii\tpasswd\t1:4.13+dfsg1-1+deb12u1');
   // A wheel's RECORD digests, a constant spelling its own name, hex numbers: none is a secret.
-  for (const kept of [
+  assertKept(r, [
     'pip/_internal/index/__init__.py,sha256=vpt-JeTZefh8a-FC22ZeBSXFVbuBcXSGiILhQZJaNpQ,30',
     'const REFRESH_TOKEN = "refresh_token";', 'const nullOrEmptyToken = "null_or_empty_token";',
     'export const AcquireTokenByRefreshToken = "acquireTokenByRefreshToken";', '    USERNAME_PASSWORD: 0x02,', 'readonly STENCIL_PASS_DEPTH_PASS: 0x0B96;',
     'yield (ASYNC if token == "async" else AWAIT,', 'if (secondToken.value === "function" ||',
-  ]) assert.equal(r.redact(kept), kept);
+  ]);
   // A password compared with a literal, or a token with a generated one, is still the secret.
   assert.equal(r.redact('if password == "letmein":'), 'if password == "[REDACTED:secret]":');
   assert.equal(r.redact('if (token === "Zq8xv2LmP4nR7tK9wB3c") {'), 'if (token === "[REDACTED:secret]") {');
   // A private key's header alone in a string is code, not a key (the rest of the file was lost to the marker).
-  for (const kept of [
+  assertKept(r, [
     '_SK_START = b"-----BEGIN OPENSSH PRIVATE KEY-----"\n_SK_END = b"-----END OPENSSH PRIVATE KEY-----"\nx = 1',
     '<match type="string" value="-----BEGIN RSA PRIVATE KEY-----" offset="0"/>\n<next/>',
-  ]) assert.equal(r.redact(kept), kept);
+  ]);
   // A short value (a port, a common word) is not looked for elsewhere.
   assert.equal(r.redact('password=hunter2\nhunter2 is a meme'), 'password=[REDACTED:secret]\nhunter2 is a meme');
   // Identifier fields get the same keyed marker at every occurrence.

@@ -2039,7 +2039,7 @@ function redactPgbouncerUsers(text: string, mark: Marker): string {
   return text.replace(PGBOUNCER_USER, (all, a: string, v: string, b: string) => (typedPassword(v) || looksRandom(v, 12) ? a + mark('password', v) + b : all));
 }
 /** Nagios's `resource.cfg` macros: `$USER4$=<password>` (most hold paths and user names, which stay). */
-const NAGIOS_USER_MACRO = /^([ \t]*\$USER\d{1,3}\$[ \t]*=[ \t]*)(\S{6,400})[ \t]*$/gm;
+const NAGIOS_USER_MACRO = /^([ \t]*\$USER\d{1,3}\$[ \t]*=[ \t]*)(\S{6,400})(?=[ \t]*\r?$)/gm;
 
 /** strongSwan's and Libreswan's ipsec.secrets: `<ids> : PSK "<secret>"` (also XAUTH, EAP). */
 const IPSEC_SECRET = /(: (?:PSK|XAUTH|EAP)[ \t]+")([^"\n]+)(")/g;
@@ -2413,7 +2413,7 @@ function redactOracleLogins(text: string, mark: Marker): string {
 /** Credential stores' positional passwords: `mkstore -createCredential <alias> <user> <pw>`, `hdbuserstore SET <key> <env> <user> <pw>`. */
 const STORED_CREDENTIAL = /(\bmkstore\b[^\n]*?-(?:create|modify)Credential[ \t]+\S+[ \t]+\S+[ \t]+|\bhdbuserstore\b(?:[ \t]+-\S+)*[ \t]+SET[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+)(["']?)([^\s"']{3,200})\2/gi;
 /** Registry output (`reg query`): a value named for a secret, `DefaultPassword    REG_SZ    <pw>`. */
-const REGISTRY_VALUE = /^([ \t]+([\w.-]{1,100})[ \t]+REG_(?:SZ|EXPAND_SZ|MULTI_SZ)[ \t]+)(\S[^\n]*?)[ \t]*\r?$/gm;
+const REGISTRY_VALUE = /^([ \t]+([\w.-]{1,100})[ \t]+REG_(?:SZ|EXPAND_SZ|MULTI_SZ)[ \t]+)(\S[^\n\r]*?)(?=[ \t]*\r?$)/gm;
 /** An element named for a secret whose `<Value>` holds it: unattend.xml's `<Password><Value>…</Value>`. */
 const ELEMENT_VALUE = /(<(?:[\w.-]{1,30}:)?([\w.-]{0,60}(?:[Pp]assword|PASSWORD|[Ss]ecret|[Tt]oken|[Kk]ey)[\w.-]{0,30})(?:[ \t][^<>]{0,300})?>\s*<(?:[\w.-]{1,30}:)?[Vv]alue>)([^<\n]{1,400})(?=<\/)/g;
 /** A mainframe FTP job's input: after `//INPUT DD *`, the host, the user, then the password, a line each. */
@@ -2429,9 +2429,9 @@ const RDP_PASSWORD = /^((?:password 51:b|[\w ]{0,40}password:s):)(\S{6,})$/gim;
 /** HeidiSQL's settings export: `Servers\<name>\Password<|||>1<|||><encoded>`. */
 const HEIDI_SETTING = /^([^\n]{0,200}(?:Password|Secret|Token)<\|\|\|>\d<\|\|\|>)([^\s<]{4,})$/gm;
 /** A TLS key log (SSLKEYLOGFILE): `CLIENT_RANDOM <client random> <master secret>` and TLS 1.3's `…_SECRET` lines. */
-const TLS_KEY_LOG = /^((?:CLIENT_RANDOM|(?:CLIENT|SERVER)_(?:HANDSHAKE_)?TRAFFIC_SECRET_?\d*|(?:EARLY_)?EXPORTER_SECRET|CLIENT_EARLY_TRAFFIC_SECRET)[ \t]+[0-9a-fA-F]{64}[ \t]+)([0-9a-fA-F]{64,128})[ \t]*$/gm;
+const TLS_KEY_LOG = /^((?:CLIENT_RANDOM|(?:CLIENT|SERVER)_(?:HANDSHAKE_)?TRAFFIC_SECRET_?\d*|(?:EARLY_)?EXPORTER_SECRET|CLIENT_EARLY_TRAFFIC_SECRET)[ \t]+[0-9a-fA-F]{64}[ \t]+)([0-9a-fA-F]{64,128})(?=[ \t]*\r?$)/gm;
 /** ZNC's `Server = <host> [+]<port> <password>` inside a `<Network>`. */
-const ZNC_SERVER = /^([ \t]*Server[ \t]*=[ \t]*\S+[ \t]+\+?\d{2,5}[ \t]+)(\S{4,})[ \t]*$/gm;
+const ZNC_SERVER = /^([ \t]*Server[ \t]*=[ \t]*\S+[ \t]+\+?\d{2,5}[ \t]+)(\S{4,})(?=[ \t]*\r?$)/gm;
 
 function redactClientFiles(text: string, mark: Marker): string {
   let out = text;

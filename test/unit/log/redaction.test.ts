@@ -449,6 +449,16 @@ test('rule set 10 (set AF): saved connections of developer tools and desktop cli
   ]);
 });
 
+test('rule set 10\'s line rules replace only the secret: trailing blanks and a CRLF line end survive', () => {
+  const r = new Redactor();
+  for (const [text, expected] of [
+    ['    DefaultPassword    REG_SZ    Bfmpzsmb2069#  \r\n    Shell    REG_SZ    explorer.exe\r\n', '    DefaultPassword    REG_SZ    [REDACTED:password]  \r\n    Shell    REG_SZ    explorer.exe\r\n'],
+    ['$USER4$=Enklng01#mbs  \r\n', '$USER4$=[REDACTED:password]  \r\n'],
+    ['<Network corp>\n  Server = irc.corp.acme.io +6697 tpEMR22wBxcEF9aqSxkc \t\n', '<Network corp>\n  Server = irc.corp.acme.io +6697 [REDACTED:password] \t\n'],
+    [`CLIENT_RANDOM ${'a'.repeat(64)} ${'b'.repeat(96)}  \r\n`, `CLIENT_RANDOM ${'a'.repeat(64)} [REDACTED:secret]  \r\n`],
+  ]) assert.equal(r.redact(text), expected);
+});
+
 test('rule set 9, prose (set W): a password told in a sentence, in a dozen languages, is redacted; prose about passwords is kept', () => {
   const r = new Redactor();
   const cases: Array<[string, string]> = [

@@ -19,7 +19,7 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, wri
 import { InvalidInputError, errorMessage } from '../errors';
 
 /** Goes into every redacted event's `meta.redaction`: bump it whenever the rules change what they catch. */
-export const REDACTION_RULESET_VERSION = '10';
+export const REDACTION_RULESET_VERSION = '11';
 
 /** Builds the text that replaces `secret` (found by a rule of `type`). */
 export type Marker = (type: string, secret: string) => string;
@@ -297,7 +297,7 @@ function insideString(text: string, s: number, sepEnd: number): boolean {
 }
 
 /** `api_key.ts:12`, `token.py:40`: a file in a stack trace or a grep hit, not a name. */
-const FILE_NAME = /\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf|d\.ts)$/i;
+const FILE_NAME = /\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|jsonl|ndjson|csv|tsv|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf|d\.ts|sqlite3?|gz|zip|tgz|png|jpe?g|gif|svg|pdf)$/i;
 
 function classifyName(name: string): Strength {
   if (FILE_NAME.test(name)) return 'none';
@@ -569,6 +569,15 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   if ((/\\[wdsWDSb]/.test(v) && /[[\]*+?]|\(\?/.test(v)) || /^(?:read|write|none|include|omit|same-origin)$/.test(v)) return false;
   // a field's word for what it holds (`"user.key": "value"`)
   if (/^(?:value|string|text)$/i.test(v)) return false;
+  // An id in its source's namespace, `codex:<uuid>`, `claude-code:7f3a`: the id is judged, and a UUID or a short hex id is none.
+  const namespaced = strength === 'weak' ? /^[a-z][a-z0-9-]{1,30}:(?!\/\/)([0-9a-f-]+)$/.exec(v) : null;
+  if (namespaced && (UUID.test(namespaced[1]) || /^[0-9a-f]{4,12}$/.test(namespaced[1]))) return false;
+  if (!how.quoted) {
+    // an ABNF rule (RFC 5234): `token = 1*tchar`
+    if (/^\d*\*\d*[A-Za-z][\w-]*$/.test(v)) return false;
+    // an empty field, then the next one's name: `passphrase= password= scmVersion=`
+    if (how.sep === '=' && /^[a-z][a-zA-Z]{1,30}=$/.test(v) && !looksRandom(v.slice(0, -1), 8)) return false;
+  }
   // Appended to or joined with something (`MSG += 'or a KeyObject'`, `" --username=" + auth`): a message or a template.
   if ((how.sep === '+=' || how.next === '+') && !looksRandom(v, 12)) return false;
   // (a number in code is a number: `const SIGN_IN_SUBMIT_PASSWORD = 100004;`)
@@ -634,7 +643,9 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   // A name is words, perhaps a digit or two at the end; `s3cr3tPass`, `pass1234` and a generated
   // `keyGYu1N1PErEKWST` (an Airtable key) start with or hold a name word but are literals.
   // (Not a long run of lower-case letters on a setting's line: the postgres image's `POSTGRES_PASSWORD: mysecretpassword`.)
-  if (/^[A-Za-z_$][A-Za-z_$]*\d{0,2}$/.test(v) && nameStrength(v) !== 'none' && !looksRandom(v, 12) && !(how.lineMode && /^[a-z]{12,}$/.test(v))) return false;
+  // (also Vim script's scoped variables: `let s:netrw_passwd= g:netrw_passwd`)
+  const variable = v.replace(/^[gbwtslav]:(?=[A-Za-z_])/, '');
+  if (/^[A-Za-z_$][A-Za-z_$]*\d{0,2}$/.test(variable) && nameStrength(variable) !== 'none' && !looksRandom(variable, 12) && !(how.lineMode && /^[a-z]{12,}$/.test(variable))) return false;
   // f(password=pw); not a generated value before a comma (`-o username=ops,password=<generated>,vers=3.0`)
   if (/^[A-Za-z_][\w]*$/.test(v) && (how.next === ',' || how.next === ')' || how.next === '}') && !how.flag && !looksRandom(v, 12)) return false;
   // `self.passwd = password_mgr`, `this.token = raw_token`: a member set from a variable.
@@ -650,6 +661,9 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
     if (how.next === '=' || (!how.netrc && !how.flag && (isTypeAnnotation(v) || PRIMITIVE_TYPE.test(v))) || /^[A-Z][A-Z0-9_]*$/.test(v) || /^[-[*&({<]/.test(v) || /:$/.test(v) || /^[A-Za-z_][\w.-]*=[^=]/.test(v) || (/=$/.test(v) && !(/^[A-Za-z0-9+/._:-]{16,}={1,2}$/.test(v) && looksRandom(v.replace(/=+$/, ''))))) return false;
     // (a key's or token's flag takes a long value: a short one is its id, `altool --apiKey 8LE5GS6SG3`)
     if (how.flag && !how.passwordish && v.length < 16 && !looksRandom(v, 12)) return false;
+    // A line's `name value` ends there: a value of words with more words after it is a list or a sentence
+    // (`regen-token regen-ast regen-keyword`, `id_token and/or UserInfo`), not squid's `cachemgr_passwd <pw> info menu`.
+    if (how.lineMode && !how.flag && !how.netrc && /[A-Za-z0-9]/.test(how.next) && !/\d/.test(v) && !looksRandom(v)) return false;
     return looksRandom(v) || ((how.flag || how.lineMode) && secretLike(v)) || (how.netrc && v.length >= 4);
   }
   // A statement ending in `;` is code too, wherever it starts: `password = strict;`, `key = arg.slice(-1)[0];`.
@@ -752,6 +766,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     // A later argument after quoted ones names the next as well, when the next looks generated: Gradle's
     // `buildConfigField("String", "API_KEY", "\"…\"")`, `resValue("string", "maps_key", "…")` (not `Consumer("key", "secret", "application")`).
     const argument = quotedName ? /[\w$]\.?\([ \t]*((?:(?:"[^"\n]{0,40}"|'[^'\n]{0,40}')[ \t]*,[ \t]*){0,3})$/.exec(text.slice(Math.max(0, openQuote - 160), openQuote)) : null;
+    // A key derivation takes the password first and the salt next (`pbkdf2('secret', 'salt', …)`): the salt is no secret.
+    if (argument !== null && /(?:pbkdf2|scrypt|bcrypt|argon2|hkdf|hashpw|derive_?key)[\w$]*\.?\([ \t]*(?:(?:"[^"\n]{0,40}"|'[^'\n]{0,40}')[ \t]*,[ \t]*){0,3}$/i.test(text.slice(Math.max(0, openQuote - 160), openQuote))) continue;
     const setter = argument !== null;
     const laterArgument = argument !== null && argument[1] !== '';
     // VBScript's and VBA's indexed properties set like members: `app.Value("Password") = "…"`.
@@ -789,6 +805,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     if (text.startsWith('PASS:', s) && /(?:^|\n)[ \t]*---[ \t]+$/.test(text.slice(Math.max(0, s - 40), s))) continue;
     // A docstring's field list: `:param token: …`, `:type password: str`, `@param {string} token …`.
     if (/(?::(?:param|type|arg|argument|keyword|kwarg|ivar|cvar|var|raises)[ \t]+(?:[\w.[\], ]{1,40}[ \t]+)?|@param[ \t]+(?:\{[^}\n]{0,60}\}[ \t]+)?)$/.test(text.slice(Math.max(0, s - 80), s))) continue;
+    // A reStructuredText role, `:token:\`bracket_open\``, names what follows; a name in a regex literal (`/^pass:/`) is a pattern.
+    if ((text[s - 1] === ':' && text[p] === ':' && text[p + 1] === BT && !/\w/.test(text[s - 2] ?? '')) || (text[s - 1] === '^' && text[s - 2] === '/')) continue;
     const name = text.slice(s, e);
     // `dataSource.setPassword("…")`, `.with_token('…')`: the verb says the literal is what the secret is set to.
     const named = call ? name.replace(/(^|[.:>])(?:set|with|use)_?(?=[A-Z_])/, '$1') : name;
@@ -818,7 +836,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
       const annotated = /^[ \t]*(?:&(?:'[a-z]+[ \t]+)?(?:mut[ \t]+)?)?(?:[A-Za-z_][\w.]*(?:\[[^\]=\n]*\]|<[^>=\n]*>)?|\[[A-Za-z_]\w*(?:;[ \t]*\d+)?\])(?:[ \t]*\|[ \t]*[A-Za-z_][\w.]*(?:\[[^\]=\n]*\])?)*[ \t]*=(?!=)/.exec(text.slice(vp, vp + 80));
       if (annotated && isTypeAnnotation(annotated[0].replace(/=$/, '').trim())) vp += annotated[0].length;
     }
-    const lineMode = vp === sep.end && startsLine(text, quotedName ? openQuote : s);
+    // (not a string that opens before the name and holds `name:field`, Scheme's `"passwd:dir"`: a line of settings starts with its name)
+    const lineMode = vp === sep.end && startsLine(text, quotedName ? openQuote : s) && !(sep.sep === ':' && !quotedName && isQuote(text[s - 1] ?? ''));
     const value = readValue(text, vp, lineMode && sep.sep === ':', sep.sep, lineMode && sep.sep === '=');
     if (!value) continue;
     let vs = value.start;
@@ -858,7 +877,7 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     const next = text[nx] ?? '';
     const passwordish = nameWords(name).some((w) => /pass|pwd|pin/.test(w));
     const spaced = /[ \t]$/.test(text.slice(p, sep.end - sep.sep.length) + (sep.sep === ' ' ? ' ' : '')) && /^[ \t]/.test(text.slice(sep.end, sep.end + 1));
-    const netrc = sep.sep === ' ' && /^pass(?:word|wd)?$/i.test(name) && /(?:\bmachine[ \t]+\S+|\bdefault|\blogin[ \t]+\S+)\s+$/.test(text.slice(Math.max(0, s - 200), s));
+    const netrc = sep.sep === ' ' && /^pass(?:word|wd)?$/i.test(name) && /(?:\bmachine[ \t]+\S+|(?:^|\n)[ \t]*default|\blogin[ \t]+\S+)\s+$/.test(text.slice(Math.max(0, s - 200), s));
     // Only a UUID or a hex digest needs the user beside it (secretValue's weak branch): the line is read for those alone.
     const bare = secret.trim();
     // In a URL's query a key's hex value is the key (`?key=<hex>&…`), as when a user is named beside it.
@@ -866,6 +885,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     const paired = strength === 'weak' && (sep.sep === ':' || sep.sep === '=') && (UUID.test(bare) || HEX_DIGEST.test(bare)) && (query || namesUser(text, s, value.after));
     // A union of literal types: `root_key: 'HKLM' | 'HKEY_LOCAL_MACHINE' | …` (not a fallback: `'…' || x`).
     if (value.quoted && sep.sep === ':' && next === '|' && text[nx + 1] !== '|') continue;
+    // An operand of a test is not the value assigned: `isPrivateKeyJSON = "private_key_id" in credentials`.
+    if (value.quoted && /^(?:(?:not[ \t]+)?in|instanceof)[ \t]+[A-Za-z_$]|^[!=]==?(?!=)/.test(text.slice(nx, nx + 16)) && !looksRandom(bare, 16)) continue;
     // (spaced: a shell function's `export DB_PASSWORD=hunter2` is inside braces too)
     const inBlock = lineMode && spaced && !quotedName && !value.quoted && sep.sep === '=' && /^[A-Za-z_$][\w$]*$/.test(bare) && insideCodeBlock(text, s);
     // (an element with attributes is as often markup's vocabulary, `<token type="keyword">return</token>`: a password's shape only)
@@ -1258,6 +1279,12 @@ function redactUrls(text: string, mark: Marker): string {
     // (an empty password after a token as the user, Gemfury's `https://<token>:@pypi.fury.io/…`, is the user's case below)
     if (password !== undefined && password !== '') {
       if (notALiteral(password) || password.includes(MARKER_PREFIX)) return all;
+      // A CVSROOT names an access method and a user, `:pserver:anoncvs@host:/cvs`; its password, if any, comes after the user.
+      if (user === '' && /^(?:pserver|ext|extssh|local|fork|gserver|kserver|server|sspi)(?:;[^:]*)?:/.test(password)) {
+        const method = /^[^:]*:[^:]*:?/.exec(password)![0];
+        const rest = password.slice(method.length);
+        return rest === '' || notALiteral(rest) ? all : `${scheme}:${method}${mark('url_password', rest)}@`;
+      }
       return `${scheme}${user}:${mark('url_password', password)}@`;
     }
     if (user.includes(MARKER_PREFIX) || !(looksRandom(user, 16) || /^[0-9a-f]{32}$/.test(user))) return all;

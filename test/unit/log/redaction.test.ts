@@ -449,6 +449,55 @@ test('rule set 10 (set AF): saved connections of developer tools and desktop cli
   ]);
 });
 
+test('rule set 11: code, grammars and documentation that only look like assignments are kept (a count of real text); their secret-holding twins are not', () => {
+  const r = new Redactor();
+  assertKept(r, [
+    // a reStructuredText role names a grammar's token (CMake's manuals)
+    'The :token:`sep_definition` optional item offers the possibility to specify',
+    'A ``#`` immediately followed by a :token:`bracket_open` forms a',
+    // a string holding `name:field` (Scheme's procedures in Pygments): no line of settings starts there
+    '    "passwd:dir",\n    "passwd:gecos",\n    "passwd:shell",',
+    // a key-derivation call takes the password first and the salt second: the salt is no secret
+    "pbkdf2('secret', 'salt', 100000, 64, 'sha512', (err, derivedKey) => {",
+    "const key1 = scryptSync('password', 'salt', 64);",
+    // a quoted operand of a test, not the value assigned: `"a" in obj`
+    '        const isGCPServiceAccountPrivateKeyJSON = "private_key_id" in credentialObject &&',
+    '    const isPrivate = "private" === visibility;',
+    // an ABNF rule (RFC 5234) in a comment
+    ' * token         = 1*tchar',
+    // a word list after a name, not a name and its value (a Makefile's targets, prose)
+    '\tregen-token regen-ast regen-keyword regen-sre regen-frozen clinic \\',
+    '        id_token and/or UserInfo response content.',
+    // an empty field, then the next field's name
+    '\t\t__mvncomp "username= message= passphrase= password= scmVersion= " "-D" "${cur}"',
+    // a CVSROOT names an access method and a user: `:pserver:user@host:/path`
+    '  cvs://:pserver:anoncvs@sources.redhat.com:/cvs/src',
+    // a namespaced id: the source, then a UUID or a short hex id
+    "    const old = capturedEvents(log).filter((e) => e.session === 'codex:0188b1c2-d3e4-45f6-8a7b-9c0d1e2f3a4b');",
+    '    "session": "claude-code:7f3a",',
+    // file names of sessions (`.jsonl`) are names, not secret-named fields
+    "  for (const f of ['session-2026-12-01T09-00-5e55a0b1.jsonl', '5e55a0b1-2c3d-4e5f-8a9b-0c1d2e3f4a5b/a0b1c2d3-4444-4555-8666-777788889999.jsonl']) {",
+    // prose: "the default password callback" is not netrc's `default … password …`
+    '        # the default password callback if you pass an encrypted private',
+    // Vim script's scoped variable
+    '    let s:netrw_passwd= g:netrw_passwd',
+    // a name in a regular expression literal
+    '    if (/^pass:/.test(secret)) (vs += 5), (secret = secret.slice(5));',
+  ]);
+  assertHidden(r, [
+    ["config.set('password', 'Tr0ub4dor&3xK9')", 'Tr0ub4dor&3xK9'],
+    ['  - "password: Winter2024!x"', 'Winter2024!x'],
+    [' * token         = 9f8e7d6c5b4a39281706f5e4d3c2b1a0', '9f8e7d6c5b4a39281706f5e4d3c2b1a0'],
+    ['requirepass Kx9vQ2mLp7Zt', 'Kx9vQ2mLp7Zt'],
+    ['  cvs://:pserver:anoncvs:Wq8rTy2Kp@sources.example.org:/cvs/src', 'Wq8rTy2Kp'],
+    ["session = 'sess:Zk2Jh7Qw9Lp4Xr8Tv1Nb6Mc3'", 'Zk2Jh7Qw9Lp4Xr8Tv1Nb6Mc3'],
+    ['default login deploy password Hq7Xk2Lm9Pv4', 'Hq7Xk2Lm9Pv4'],
+    ['machine api.example.com login bob password Hq7Xk2Lm9Pv4', 'Hq7Xk2Lm9Pv4'],
+    ['    let s:netrw_passwd= "Pz8Lk3Qw7Mn2"', 'Pz8Lk3Qw7Mn2'],
+    ['DB_PASSWORD= Tr0ub4dor3xK9', 'Tr0ub4dor3xK9'],
+  ]);
+});
+
 test('rule set 10\'s line rules replace only the secret: trailing blanks and a CRLF line end survive', () => {
   const r = new Redactor();
   for (const [text, expected] of [

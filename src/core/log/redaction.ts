@@ -589,7 +589,9 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   // A constant spelling its own name: `REFRESH_TOKEN = "refresh_token"`, `nullOrEmptyToken = "null_or_empty_token"`.
   // (of a dotted name, its last part: `AttributeOID.CHALLENGE_PASSWORD: "challengePassword"`)
   const last = how.name.slice(how.name.lastIndexOf('.') + 1);
-  if (Math.abs(v.length - last.length) <= 8 && /^[A-Za-z][\w.-]*$/.test(v) && (spelled(v) === spelled(how.name) || spelled(v) === spelled(last))) return false;
+  // (also as a label, C++'s `private:` repeated in a column)
+  const label = v.replace(/:$/, '');
+  if (Math.abs(label.length - last.length) <= 8 && /^[A-Za-z][\w.-]*$/.test(label) && (spelled(label) === spelled(how.name) || spelled(label) === spelled(last))) return false;
   // A field's name as the value, or in it: `customHeaders["X-Market-AccountToken"] = "accountTokenHeader"`,
   // `["x-ms-continuationtoken"] = "continuationToken"`. The name's last part must say more than a bare
   // secret word, or `POSTGRES_PASSWORD: mysecretpassword` would pass for a name.
@@ -644,6 +646,7 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   // `keyGYu1N1PErEKWST` (an Airtable key) start with or hold a name word but are literals.
   // (Not a long run of lower-case letters on a setting's line: the postgres image's `POSTGRES_PASSWORD: mysecretpassword`.)
   // (also Vim script's scoped variables: `let s:netrw_passwd= g:netrw_passwd`)
+  if (/^a:\d{1,2}$/.test(v)) return false; // a Vim function's numbered argument: `let g:netrw_passwd=a:2`
   const variable = v.replace(/^[gbwtslav]:(?=[A-Za-z_])/, '');
   if (/^[A-Za-z_$][A-Za-z_$]*\d{0,2}$/.test(variable) && nameStrength(variable) !== 'none' && !looksRandom(variable, 12) && !(how.lineMode && /^[a-z]{12,}$/.test(variable))) return false;
   // f(password=pw); not a generated value before a comma (`-o username=ops,password=<generated>,vers=3.0`)
@@ -983,7 +986,8 @@ export const TOKEN_FAMILIES: readonly Family[] = [
   { type: 'gitlab_token', source: `gl(?:pat|dt|ft|rt|ptt|cbt|imt|agent|oas|soat|ffct|dt|wt)-[${B62}_.-]{20,}|GR1348941[${B62}_-]{20,}` },
   { type: 'anthropic_key', source: `sk-ant-[${B62}_-]{20,}` },
   // A digit somewhere: real keys always have one, long hyphenated words (`sk-learn-…`) do not.
-  { type: 'openai_key', source: `sk-(?:proj-|svcacct-|admin-|None-|or-v1-)?(?=[A-Za-z_-]*\\d)[${B62}_-]{20,}` },
+  // (not OpenSSH's security-key algorithms, short lower-case words: `sk-ssh-ed25519-cert-v01@openssh.com`)
+  { type: 'openai_key', source: `sk-(?:proj-|svcacct-|admin-|None-|or-v1-)?(?=[A-Za-z_-]*\\d)[${B62}_-]{20,}`, keep: (t) => /^sk-(?:[a-z0-9]{1,10}-)+[a-z0-9]{1,10}$/.test(t) },
   { type: 'stripe_key', source: `(?:sk|rk|pk)_(?:live|test|prod)_[${B62}]{10,}|whsec_[${B62}+/=]{20,}` },
   { type: 'slack_token', source: `xox[a-z]-[${B62}-]{10,}|xoxe\\.xox[a-z]-[${B62}-]{20,}|xapp-\\d-[${B62}-]{10,}` },
   { type: 'slack_webhook', source: `https?://hooks\\.slack\\.com/(?:services|workflows|triggers)/[${B62}/_+-]+` },

@@ -483,6 +483,11 @@ test('rule set 11: code, grammars and documentation that only look like assignme
     '    let s:netrw_passwd= g:netrw_passwd',
     // a name in a regular expression literal
     '    if (/^pass:/.test(secret)) (vs += 5), (secret = secret.slice(5));',
+    // OpenSSH's security-key algorithms, Vim's numbered argument, C++'s access label in two columns
+    'syn match sshconfigHostKeyAlgo "\\<sk-ssh-ed25519-cert-v01@openssh\\.com\\>"',
+    'sk-ecdsa-sha2-nistp256-cert-v01@openssh.com',
+    '  let g:netrw_passwd=a:2',
+    '\t\t      private:\t      private:',
   ]);
   assertHidden(r, [
     ["config.set('password', 'Tr0ub4dor&3xK9')", 'Tr0ub4dor&3xK9'],
@@ -495,6 +500,8 @@ test('rule set 11: code, grammars and documentation that only look like assignme
     ['machine api.example.com login bob password Hq7Xk2Lm9Pv4', 'Hq7Xk2Lm9Pv4'],
     ['    let s:netrw_passwd= "Pz8Lk3Qw7Mn2"', 'Pz8Lk3Qw7Mn2'],
     ['DB_PASSWORD= Tr0ub4dor3xK9', 'Tr0ub4dor3xK9'],
+    ['OPENAI_API_KEY=sk-abcdefghij1234567890abcdefghij1234567890ABCDEFGH', 'sk-abcdefghij1234567890abcdefghij1234567890ABCDEFGH'],
+    ['  let g:netrw_passwd="Pz8Lk3Qw7Mn2"', 'Pz8Lk3Qw7Mn2'],
   ]);
 });
 

@@ -227,6 +227,8 @@ const NEGATING_QUALIFIERS = new Set([
   // tokens that are not credentials: LLM and lexer tokens, pagination, design tokens
   'max', 'min', 'total', 'num', 'count', 'prompt', 'completion', 'input', 'output', 'context', 'reasoning', 'cached', 'page', 'continuation', 'pagination', 'sync', 'resume', 'cancellation', 'cancel', 'lexer', 'parser', 'syntax', 'ast', 'design', 'color', 'colour', 'theme', 'spacing', 'font', 'special', 'start', 'end', 'eos', 'bos', 'pad', 'unk', 'sep', 'mask', 'cls', 'vocab', 'word', 'sub', 'subword', 'byte', 'char', 'stop', 'new_token', 'added', 'image', 'audio', 'video', 'tool', 'thinking', 'expected', 'unexpected', 'current', 'peek', 'lookahead',
   // booleans and settings about a secret
+  // quantifiers and ordinals: a pass of an algorithm, a predicate (lodash's `allPass`, `anyPass`; `secondPass`, `multiPass`)
+  'all', 'any', 'every', 'each', 'second', 'third', 'multi', 'single', 'double', 'two',
   'is', 'has', 'show', 'hide', 'use', 'no', 'require', 'requires', 'required', 'forgot', 'forgotten', 'reset', 'toggle', 'with', 'without', 'allow', 'enable', 'disable', 'needs', 'need', 'verify', 'validate', 'check', 'generate', 'get', 'set', 'read', 'write', 'load', 'save', 'store', 'fetch', 'create', 'delete', 'remove', 'rotate', 'refresh_interval',
 ]);
 /** Words after the secret word that describe it instead of holding it: `TOKEN_LIMIT`, `passwordField`, `api_key_header`. */

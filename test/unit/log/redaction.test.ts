@@ -488,6 +488,9 @@ test('rule set 11: code, grammars and documentation that only look like assignme
     'sk-ecdsa-sha2-nistp256-cert-v01@openssh.com',
     '  let g:netrw_passwd=a:2',
     '\t\t      private:\t      private:',
+    // a quantifier before `pass`: a predicate or a pass of an algorithm (lodash/fp's aliases)
+    "  'allPass': 'overEvery',\n  'anyPass': 'overSome',",
+    'const secondPass = "mergeAdjacent";',
   ]);
   assertHidden(r, [
     ["config.set('password', 'Tr0ub4dor&3xK9')", 'Tr0ub4dor&3xK9'],
@@ -502,6 +505,7 @@ test('rule set 11: code, grammars and documentation that only look like assignme
     ['DB_PASSWORD= Tr0ub4dor3xK9', 'Tr0ub4dor3xK9'],
     ['OPENAI_API_KEY=sk-abcdefghij1234567890abcdefghij1234567890ABCDEFGH', 'sk-abcdefghij1234567890abcdefghij1234567890ABCDEFGH'],
     ['  let g:netrw_passwd="Pz8Lk3Qw7Mn2"', 'Pz8Lk3Qw7Mn2'],
+    ["  'adminPass': 'Hq7Xk2Lm9Pv4',", 'Hq7Xk2Lm9Pv4'],
   ]);
 });
 

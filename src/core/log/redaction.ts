@@ -363,7 +363,7 @@ const BT = '`';
 /** After a strong word: the rest of the name, blanks, then 3 characters of a value, maybe quoted (`password s3cr3t`, `--passphrase 'ab…'`). */
 const STRONG_THEN_VALUE = String.raw`[\w.-]{0,${MAX_NAME}}(?:\\?["'${BT}\]]){0,2}[ \t]+(?:\\?["'${BT}])?[^\s"'${BT}\\]{3}`;
 /** After any word: the rest of the name, then a separator (`key=`, `"api_key":`, `token ?=`, `<password>`, `key="x" value=`). */
-const NAME_THEN_SEPARATOR = String.raw`[\w.-]{0,${MAX_NAME}}(?<!\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf))(?:\\?["'${BT}\]]){0,2}(?:[ \t]*[=:,>!?<+]|[ \t]+value[ \t]*=|\([ \t]*["'${BT}]|\)[ \t]*=[ \t]*["'])`;
+const NAME_THEN_SEPARATOR = String.raw`[\w.-]{0,${MAX_NAME}}(?<!\.(?:ts|tsx|js|jsx|mjs|cjs|py|pyi|go|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|md|json|ya?ml|toml|txt|log|html|css|scss|sh|lock|xml|ini|cfg|conf))(?:\\?["'${BT}\]]){0,2}(?:[ \t]*[=:,>!?<+]|\\u003[dD]|[ \t]+value[ \t]*=|\([ \t]*["'${BT}]|\)[ \t]*=[ \t]*["'])`;
 const ANY_NAME_WORD = `(?:pass|${PW}|psk|secret|token|cred|private|dockerc|authoriz|key|sig|auth|sess|login|pat(?![a-z]))`;
 const FLAG_WORD = '(?:key|cred|private|auth|dockerc)';
 /** After a flag's word: the rest of the flag, then a blank (`--api-key v`, `--credentials v`). */
@@ -412,6 +412,8 @@ function readSeparator(text: string, p: number, setter: boolean, xml: boolean): 
   while (q < n && (text[q] === ' ' || text[q] === '\t')) q++;
   const c = text[q];
   // most occurrences of a secret word are followed by none of these
+  // Gson and Go's encoding/json write `=` as `\u003d` inside a string: `APP_KEY\u003dbase64:…`
+  if (c === '\\' && q === p && /^\\u003[dD]/.test(text.slice(q, q + 6))) return { end: q + 6, sep: '=' };
   if (c !== '=' && c !== ':' && c !== '!' && c !== '?' && c !== '<' && c !== '+' && c !== ',' && c !== '>' && q === p) return undefined;
   const two = text.slice(q, q + 3);
   if (xml && text[p] === '>') return { end: p + 1, sep: '>' };
@@ -527,6 +529,8 @@ function readValue(text: string, p: number, lineMode: boolean, sep: string, envL
     e++;
   }
   if (e === q) return undefined;
+  // (an escaped `=` in a JSON string ends a base64 value's padding: `…PsY\u003d`)
+  while (/^\\u003[dD]/.test(text.slice(e, e + 6))) e += 6;
   return { start: q, end: e, quoted: false, after: e };
 }
 
@@ -866,6 +870,14 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
         found.push({ start, end, secret: text.slice(start, end) });
         resume = end;
       }
+      continue;
+    }
+    // Google's app passwords are shown as four groups of four random letters: `spring.mail.password=hlaf uayv qwih dvhw`
+    // (random letters hold about one vowel in five, English words two: "what does this mean" is a sentence).
+    const appPassword = !value.quoted && strength === 'strong' ? /^[a-z]{4}(?: [a-z]{4}){3}(?![A-Za-z0-9])/.exec(text.slice(vs, vs + 24)) : null;
+    if (appPassword && (appPassword[0].match(/[aeiou]/g)?.length ?? 0) <= 4 && nameWords(name).some((w) => /pass|pwd/.test(w))) {
+      found.push({ start: vs, end: vs + appPassword[0].length, secret: appPassword[0] });
+      resume = Math.max(resume, vs + appPassword[0].length);
       continue;
     }
     if (!value.quoted && secret.length > MAX_VALUE) {
@@ -1229,7 +1241,17 @@ function redactPutty(text: string, mark: Marker): string {
 const JWK_PRIVATE = /(["']?\b(?:d|p|q|dp|dq|qi|k)\b["']?[ \t]*:[ \t]*["'])([A-Za-z0-9_-]{16,}={0,2})(["'])/g;
 
 /** Kubernetes Secrets: every value under `data:` / `stringData:` of a document of `kind: Secret`. */
+const ESCAPED_SECRET_KIND = /\\n[ \t]*kind:[ \t]*(?:\\?["'])?Secret(?:\\?["'])?[ \t]*\\n/;
+
 function redactKubernetesSecrets(text: string, mark: Marker): string {
+  // A Secret printed inside a JSON string (a transcript's tool result) has `\n` escapes for line breaks: each line of the
+  // text holding one is read with them as breaks (a JSON line has no real ones), then written back with them.
+  if (ESCAPED_SECRET_KIND.test(text)) {
+    text = text
+      .split('\n')
+      .map((line) => (ESCAPED_SECRET_KIND.test(line) ? redactKubernetesSecrets(line.replace(/(?<!\\)\\n/g, '\n'), mark).replace(/\n/g, '\\n') : line))
+      .join('\n');
+  }
   let out = text;
   if (/^[ \t]*kind:[ \t]*["']?Secret["']?[ \t]*$/m.test(text)) {
     out = out
@@ -1253,7 +1275,7 @@ function redactKubernetesSecrets(text: string, mark: Marker): string {
             if (kv && kv[2] !== '' && !/^\{\{.*\}\}$/.test(kv[2]) && !/^["']{2}$/.test(kv[2])) {
               if (/^[|>][-+]?$/.test(kv[2])) block = indent;
               else {
-                const q = /^(["'])(.*)\1$/.exec(kv[2]);
+                const q = /^(\\?["'])(.*)\1$/.exec(kv[2]); // (perhaps escaped, in a JSON string: `\"…\"`)
                 lines[i] = kv[1] + (q ? q[1] + mark('k8s_secret', q[2]) + q[1] : mark('k8s_secret', kv[2])) + kv[3];
               }
             }
@@ -1443,7 +1465,8 @@ function redactDenoAuthTokens(text: string, mark: Marker): string {
  * upper- and lower-case letters and digits in the 3 KB after the name. (A git hash is lower-case hex.)
  */
 const AWS_SECRET_KEY_NAMED = /SecretAccessKey|secret_access_key|SECRET_ACCESS_KEY/g;
-const AWS_SECRET_KEY_SHAPE = /(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+// (also right after an escaped line break, in a transcript's JSON: `…config\nMihZ…`)
+const AWS_SECRET_KEY_SHAPE = /(?:(?<![A-Za-z0-9/+=])|(?<=\\[nrt]))[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
 
 function redactBareAwsSecretKeys(text: string, mark: Marker): string {
   const spans: Array<[number, number]> = [];
@@ -2015,10 +2038,12 @@ function redactNameValuePairs(text: string, mark: Marker): string {
  * `process.env.API_KEY || "…"`, `std::env::var("API_KEY").unwrap_or_else(|_| "…".into())`, `ENV.fetch("API_KEY", "…")`,
  * and the shell's `${API_KEY:-…}`. The name is judged as an assignment's would be.
  */
-const ENV_DEFAULT = /(?:\bprocess\.env\.([A-Za-z_]\w*)|(?:\bprocess\.env|\bENV|\benviron)\[["']([\w.-]+)["']\]|\b(?:getenv|var|get|fetch|getOrDefault|GetEnvironmentVariable)\([ \t]*["']([\w.-]+)["'])([^\n"'`]{0,60}?)(["'`])([^"'`\n]{3,200})\5|\$\{([A-Za-z_]\w*):?-([^}\s"'`]{3,200})\}/g;
+// (its quotes escaped too, as in a transcript's JSON: `ENV.fetch(\"DB_PASSWORD\") { \"…\" }`)
+const ENV_DEFAULT = /(?:\bprocess\.env\.([A-Za-z_]\w*)|(?:\bprocess\.env|\bENV|\benviron)\[\\?["']([\w.-]+)\\?["']\]|\b(?:getenv|var|get|fetch|getOrDefault|GetEnvironmentVariable)\([ \t]*\\?["']([\w.-]+)\\?["'])([^\n"'`\\]{0,60}?)(\\?["'`])([^"'`\n\\]{3,200})\5|\$\{([A-Za-z_]\w*):?-([^}\s"'`]{3,200})\}/g;
 /** Between the lookup and the literal: a default's operator (`||`, `??`, `or`), after a call's `)` also Rust's `unwrap_or`. */
 const DEFAULT_OPERATOR = /^[ \t]*(?:\|\||\?\?|\bor\b)[ \t]*$/;
-const DEFAULT_AFTER_CALL = /^[ \t]*(?:,|\)[ \t]*(?:\|\||\?\?|\bor\b|\.unwrap_or(?:_else)?\([ \t]*(?:\|_\|)?|\.or(?:Else)?\())[ \t]*$/;
+/** (Ruby's block default too: `ENV.fetch("DB_PASSWORD") { "…" }`) */
+const DEFAULT_AFTER_CALL = /^[ \t]*(?:,|\)[ \t]*(?:\|\||\?\?|\bor\b|\.unwrap_or(?:_else)?\([ \t]*(?:\|_\|)?|\.or(?:Else)?\(|\{[ \t]*(?:\|\w*\|[ \t]*)?))[ \t]*$/;
 
 function redactEnvDefaults(text: string, mark: Marker): string {
   ENV_DEFAULT.lastIndex = 0;
@@ -2031,7 +2056,7 @@ function redactEnvDefaults(text: string, mark: Marker): string {
     const strength = nameStrength(name);
     if (strength === 'none' || notALiteral(value) || value.includes(MARKER_PREFIX) || /\s/.test(value)) continue;
     if (!(strength === 'strong' ? looksRandom(value) || secretLike(value) : looksRandom(value))) continue;
-    const end = m.index + m[0].length - 1; // before the closing quote or brace
+    const end = m.index + m[0].length - (m[5]?.length ?? 1); // before the closing quote (perhaps escaped) or brace
     spans.push([end - value.length, end]);
   }
   return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
@@ -2616,7 +2641,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'secret', apply: redactHostMaps, trigger: /"(?:bearer|github-oauth|gitlab-oauth|bitbucket-oauth)"[ \t]*:[ \t]*\{/, needs: ['"bearer"', '-oauth"'] },
   // a literal, not the one scan (a trigger starting with `$`); the commands are judged after
   { type: 'secret', apply: redactPastedSessions, trigger: /\$ [^\n]{1,2000}\n[ \t]*(?:[^\s$][^\n]{7}|[\w.@\\-]{1,64}\r?\n[ \t]*\S{6})|(?::\\[^\n>]{0,200}>|\]# |~# )[^\n]{1,2000}\n/, needs: ['$ ', ':\\', ']# ', '~# '] },
-  { type: 'secret', apply: redactEnvDefaults, trigger: /(?:env|ENV|environ)\b[^\n]{0,140}(?:,|\|\||\?\?|\bor\b|unwrap_or(?:_else)?)[ \t(|_]*["'`]|\$\{\w+:?-/, needs: ['env', 'ENV', ':-'] },
+  { type: 'secret', apply: redactEnvDefaults, trigger: /(?:env|ENV|environ)\b[^\n]{0,140}(?:,|\|\||\?\?|\bor\b|unwrap_or(?:_else)?|\)[ \t]*\{)[ \t(|_]*\\?["'`]|\$\{\w+:?-/, needs: ['env', 'ENV', ':-'] },
   { type: 'password', pattern: SQL_PASSWORD, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /(?:IDENTIFIED|[Ii]dentified)[ \t]+(?:BY|WITH|[Bb]y|[Ww]ith)|(?:SET|[Ss]et)[ \t]+(?:PASSWORD|[Pp]assword)/, needs: ['DENTIFIED', 'dentified', 'ET PASSWORD', 'ET password', 'ET Password', 'et password', 'et Password', 'et PASSWORD'] },
   {
     type: 'password_hash',

@@ -509,6 +509,38 @@ test('rule set 11: code, grammars and documentation that only look like assignme
   ]);
 });
 
+test('rule set 11 (set AH): secrets inside other agents\' stored transcripts, in JSON strings\' escapes', () => {
+  const r = new Redactor();
+  assertHidden(r, [
+    // a Kubernetes Secret's YAML as a tool result: its line breaks are `\n` escapes
+    [String.raw`{"type":"tool_result","content":"apiVersion: v1\ndata:\n  API_TOKEN: dGhpc0lzTm90QVJlYWxUb2tlbg==\n  PASSWORD: UXdlcnR5VWlvcA==\nkind: Secret\nmetadata:\n  name: app\n"}`, 'UXdlcnR5VWlvcA=='],
+    [String.raw`{"type":"tool_result","content":"apiVersion: v1\ndata:\n  API_TOKEN: dGhpc0lzTm90QVJlYWxUb2tlbg==\nkind: Secret\n"}`, 'dGhpc0lzTm90QVJlYWxUb2tlbg=='],
+    // Ruby's block default for an environment variable, plain and with its quotes escaped
+    ['  password: <%= ENV.fetch("APP_DB_PASSWORD") { "Pqmvks41#tra" } %>', 'Pqmvks41#tra'],
+    [String.raw`"content":"  password: <%= ENV.fetch(\"APP_DB_PASSWORD\") { \"Pqmvks41#tra\" } %>"`, 'Pqmvks41#tra'],
+    [String.raw`"input":{"command":"python -c 'import os; print(os.getenv(\"STRIPE_SECRET\", \"Zk2Jh7Qw9Lp4Xr8Tv1Nb6Mc3\"))'"}`, 'Zk2Jh7Qw9Lp4Xr8Tv1Nb6Mc3'],
+    // Gson and Go write `=` as `\u003d` inside a string
+    [String.raw`"content":"MAIL_PASSWORD\u003dHq7Xk2Lm9Pv4\nMAIL_HOST\u003dsmtp.acme.io"`, 'Hq7Xk2Lm9Pv4'],
+    // Google's app password, four groups of four letters, in a properties file read by a tool
+    [String.raw`"content":"spring.mail.username=alerts@acme.io\nspring.mail.password=hlaf uayv qwih dvhw\nspring.mail.port=587"`, 'uayv qwih dvhw'],
+    ['smtp_password: qzrt vkpw hjxn mbsl', 'qzrt vkpw hjxn mbsl'],
+    // an AWS secret key printed right after an escaped line break, the command naming it in the record before
+    [String.raw`{"input":{"command":"aws configure get aws_secret_access_key"}}` + '\n' + String.raw`{"content":"profile deploy\nQ8mZt2LkW9pRx4Vn7Jc1Hs6Gd3Fb0NyTaEuKiOoP"}`, 'Q8mZt2LkW9pRx4Vn7Jc1Hs6Gd3Fb0NyTaEuKiOoP'],
+  ]);
+  assertKept(r, [
+    String.raw`{"type":"tool_result","content":"apiVersion: v1\ndata:\n  LOG_LEVEL: info\nkind: ConfigMap\nmetadata:\n  name: app\n"}`,
+    String.raw`"content":"APP_DEBUG\u003dtrue\nAPP_ENV\u003dlocal\nSESSION_DRIVER\u003ddatabase"`,
+    '  level: <%= ENV.fetch("LOG_LEVEL") { "info" } %>',
+    // a sentence of four-letter words after the name is prose
+    'password: what does this mean',
+  ]);
+  // the escaped `=` of base64 padding goes with the value: no trailing `\u003d` is left behind the marker
+  assert.equal(r.redact(String.raw`"APP_KEY\u003dbase64:kqGEjS8sPm/HQzwO+vRWgvEJPftX5leFwb84yHgqPsY\u003d\nAPP_DEBUG\u003dtrue"`), String.raw`"APP_KEY\u003d[REDACTED:secret]\nAPP_DEBUG\u003dtrue"`);
+  // the escapes around a marker stay as they were: the JSON still parses
+  const escaped = String.raw`{"content":"  password: <%= ENV.fetch(\"APP_DB_PASSWORD\") { \"Pqmvks41#tra\" } %>\napiVersion: v1\ndata:\n  PASSWORD: UXdlcnR5VWlvcA==\nkind: Secret\n"}`;
+  assert.doesNotThrow(() => JSON.parse(r.redact(escaped)));
+});
+
 test('rule set 10\'s line rules replace only the secret: trailing blanks and a CRLF line end survive', () => {
   const r = new Redactor();
   for (const [text, expected] of [

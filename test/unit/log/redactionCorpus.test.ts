@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { Redactor } from '../../../src/core/log/redaction';
 
 const FIXTURES = join(__dirname, '../../../../test/fixtures/redaction');
-const MARKER = /^\[REDACTED:[a-z0-9_]+\]$/;
 
 interface Credential {
   name: string;
@@ -58,7 +57,23 @@ const KNOWN_MISSES = new Set([
   'activemq jetty-realm.properties', // `admin: <password>, admin`: a user's line, as a YAML key and a list are elsewhere
 ]);
 
-test('the credential corpus holds at least 100 formats, each secret once in its text', () => {
+/**
+ * Other values the same rule must hide with the secret: a Kubernetes Secret's `data` and `stringData` are secret
+ * whatever their names, so each value there becomes a marker.
+ */
+const ALSO_HIDDEN = new Map<string, readonly string[]>([
+  ['claude code Write tool_use with escaped k8s secret yaml', ['AcmeECOM']],
+  ['claude code kubectl get secret -o yaml base64 db password', ['bGVkZ2Vy', 'bGVkZ2VyX2FwcA==']],
+]);
+
+/** The text with the secret and each of `also` (every place either occurs) as one pattern for markers. */
+function redactedShape(text: string, hidden: readonly string[]): RegExp {
+  const quote = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const parts = text.split(new RegExp([...hidden].sort((a, b) => b.length - a.length).map(quote).join('|')));
+  return new RegExp(`^${parts.map(quote).join('\\[REDACTED:[a-z0-9_]+\\]')}$`, 's');
+}
+
+test('the credential corpus holds at least 100 formats, each secret in its text', () => {
   assert.ok(credentials.length >= 100, `${credentials.length} formats`);
   assert.equal(new Set(credentials.map((c) => c.name)).size, credentials.length, 'names are unique');
   for (const c of credentials) assert.ok(c.text.includes(c.secret) && c.secret.length >= 3, c.name);
@@ -73,11 +88,10 @@ test('every credential is redacted: the secret is gone and the rest of its text 
       assert.equal(out, c.text, `${c.name} is listed as missed but is now caught: remove it from KNOWN_MISSES`);
       continue;
     }
-    const at = c.text.indexOf(c.secret);
-    const before = c.text.slice(0, at);
-    const after = c.text.slice(at + c.secret.length);
-    const marker = out.startsWith(before) && out.endsWith(after) ? out.slice(before.length, out.length - after.length) : '';
-    if (out.includes(c.secret) || !MARKER.test(marker)) failures.push(`${c.name}:\n    ${JSON.stringify(c.text)}\n => ${JSON.stringify(out)}`);
+    // (a secret a text repeats, as a transcript does in its tool result and its record of the output, goes everywhere)
+    if (out.includes(c.secret) || !redactedShape(c.text, [c.secret, ...(ALSO_HIDDEN.get(c.name) ?? [])]).test(out)) {
+      failures.push(`${c.name}:\n    ${JSON.stringify(c.text)}\n => ${JSON.stringify(out)}`);
+    }
   }
   assert.deepEqual(failures, []);
   assert.ok((credentials.length - KNOWN_MISSES.size) / credentials.length >= 0.95);

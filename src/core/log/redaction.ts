@@ -313,7 +313,8 @@ function classifyName(name: string): Strength {
       if (w === 'key' && (before === 'write' || before === 'read')) strength = 'weak';
       else if (w === 'keys' || NEGATING_QUALIFIERS.has(before)) return 'none';
       else strength = SECRET_KEY_QUALIFIERS.has(before) ? 'strong' : 'weak';
-    } else if (w === 'token' && (before === 'api' || before === 'access' || before === 'auth' || before === 'refresh' || before === 'session' || before === 'bearer' || before === 'id' || before === 'oauth' || before === 'security')) {
+    } else if (w === 'token' && (before === 'api' || before === 'access' || before === 'auth' || before === 'refresh' || before === 'session' || before === 'bearer' || before === 'id' || before === 'oauth' || before === 'security' || before === 'reset' || before === 'verify')) {
+      // (a password reset's and a webhook's verify token grant what a password does: `passwordResetToken`, `verify_token`)
       strength = 'strong';
     } else if (w === 'token' && before === 'key' && (words[j - 2] === 'public' || words[j - 2] === 'pub')) {
       return 'none'; // .NET's `publicKeyToken="31bf3856ad364e35"`, a strong name's public key's hash
@@ -2420,7 +2421,8 @@ function servicePassword(v: string): boolean {
  * `connect('weblogic', '<pw>', 't3://…')`, `new DirectoryEntry($path, "CORP\svc", "<pw>")`,
  * `NotesFactory.createSession(host, "user", "<pw>")`, EWS's `new WebCredentials("user", "<pw>", "CORP")`.
  */
-const POSITIONAL_LOGIN = /\b(?:connect|Connect|createSession|CreateSession|DirectoryEntry|WebCredentials|Credentials?|PSCredential|login|Login|logon|Logon|LogonUser|authenticate|Authenticate|open_session)\([ \t]*(?:(?:"[^"\n]{0,200}"|'[^'\n]{0,200}'|[$\w.]{1,80})[ \t]*,[ \t]*)?(["'])[\w.@\\/ -]{1,120}\1[ \t]*,[ \t]*(["'])([^"'\n]{8,200})\2/g;
+// (also PHP's `new PDO($dsn, 'user', '<pw>')`, `new mysqli(host, user, pw)`, as a stack trace prints them: `PDO->__construct('mysql:…', 'forge', '<pw>', Array)`)
+const POSITIONAL_LOGIN = /\b(?:connect|Connect|createSession|CreateSession|DirectoryEntry|WebCredentials|Credentials?|PSCredential|login|Login|logon|Logon|LogonUser|authenticate|Authenticate|open_session|PDO|mysqli|(?<=(?:PDO|mysqli)->)__construct)\([ \t]*(?:(?:"[^"\n]{0,200}"|'[^'\n]{0,200}'|[$\w.]{1,80})[ \t]*,[ \t]*)?(["'])[\w.@\\/ -]{1,120}\1[ \t]*,[ \t]*(["'])([^"'\n]{8,200})\2/g;
 
 function redactPositionalLogins(text: string, mark: Marker): string {
   POSITIONAL_LOGIN.lastIndex = 0;
@@ -2547,6 +2549,119 @@ function redactEnterpriseLines(text: string, mark: Marker): string {
 
 /** The triggers of the rules keyed on a word; shared so that the one scan tests them once. */
 
+// ---- rule set 11 (set AJ): logs and debug output
+
+/** ioredis's debug log of the AUTH it sends: `write command[…]: 0 -> auth([ '<pw>' ])`, or `auth([ 'user', '<pw>' ])`. */
+const IOREDIS_AUTH = /(\bauth\(\[[ \t]*(?:'[^'\n]{1,100}',[ \t]*)?')([^'\n]{3,200})('[ \t]*\]\))/g;
+
+/**
+ * SMTP's and IMAP's SASL exchanges in a debug trace: `AUTH PLAIN <base64 of \0user\0password>` (also `AUTHENTICATE
+ * PLAIN`, and the base64 on the next line after a bare `AUTH PLAIN`), and AUTH LOGIN's answer to the server's
+ * `334 UGFzc3dvcmQ6` (base64 of "Password:").
+ */
+const SASL_PLAIN = /(\bAUTH(?:ENTICATE)?[ \t]+PLAIN(?:[ \t]+|[ \t]*(?:\\r)?(?:\\n|\r?\n)(?:[^\n]{0,40}(?:\\r)?(?:\\n|\r?\n))?[^\n]{0,40}?[ '"]))([A-Za-z0-9+/]{8,}={0,2})/g;
+const SASL_LOGIN_PASSWORD = /(\b334[ \t]+UGFzc3dvcmQ6[^\n]*\n[^\n]{0,40}?[ '"]?)([A-Za-z0-9+/]{4,}={0,2})(?=[\\'"\s]|$)/g;
+
+function redactSasl(text: string, mark: Marker): string {
+  const plain = (all: string, head: string, b64: string) => (Buffer.from(b64, 'base64').toString('latin1').includes('\u0000') ? head + mark('password', b64) : all);
+  SASL_PLAIN.lastIndex = 0;
+  SASL_LOGIN_PASSWORD.lastIndex = 0;
+  return text.replace(SASL_PLAIN, plain).replace(SASL_LOGIN_PASSWORD, (all, head: string, b64: string) => (/^[A-Za-z0-9+/]+={0,2}$/.test(b64) ? head + mark('password', b64) : all));
+}
+
+/**
+ * A bind's password right after its distinguished name, as an LDAP client's call or trace gives them:
+ * python-ldap's `simple_bind(('cn=svc,ou=…,dc=…', '<pw>', None, None), {})`, `ldap_bind($c, "uid=…,dc=…", "<pw>")`.
+ */
+const DN_THEN_PASSWORD = /((["'])(?:cn|uid|CN|UID)=[^"'\n]{1,200}?,(?:[^"'\n]{0,200},)?(?:dc|DC|o|O)=[^"'\n]{1,100}\2[ \t]*,[ \t]*)(["'])([^"'\n]{3,200})\3/g;
+
+function redactDnPasswords(text: string, mark: Marker): string {
+  DN_THEN_PASSWORD.lastIndex = 0;
+  return text.replace(DN_THEN_PASSWORD, (all, head: string, _q: string, q: string, v: string) => (notALiteral(v) ? all : head + q + mark('password', v) + q));
+}
+
+/**
+ * A Cookie header's values that look generated (a session's, a proxy's, a framework's signed cookie), in any form a log
+ * or a dump writes it: `Cookie: a=…; b=…`, `'cookie', 'a=…'` (Envoy), `"cookie": "a=…"`, `Set-Cookie: a=…`. Named session
+ * cookies are the assignment scanner's; this takes the others (`_oauth2_proxy=<generated>|<ts>|<sig>`).
+ */
+const COOKIE_HEADER = /((?:^|[^\w-])(?:[Ss]et-)?(?:[Cc]ookie|COOKIE)["']?(?:[ \t]*[:=][ \t]*|[ \t]*,[ \t]*)["']?)([^\n"']{8,4000})/g;
+
+function redactCookieValues(text: string, mark: Marker): string {
+  COOKIE_HEADER.lastIndex = 0;
+  return text.replace(COOKIE_HEADER, (all, head: string, cookies: string) => {
+    const out = cookies.replace(/(^|;[ \t]*)([^=;\s]{1,100}=)([^;\s]{24,4000})/g, (pair, sep: string, name: string, v: string) =>
+      looksRandom(v.replace(/[|.]/g, ''), 24) && !v.includes(MARKER_PREFIX) ? sep + name + mark('secret', v) : pair,
+    );
+    return out === cookies ? all : head + out;
+  });
+}
+
+/**
+ * A query's bound parameters, logged after it (Prisma's `Params: [...]`, TypeORM's `-- PARAMETERS: [...]`, Knex's
+ * `bindings: [...]`): a parameter bound to a column named for a secret (`"passwordResetToken" = $1`, `INSERT … (email,
+ * api_key) VALUES (?, ?)`) is that secret.
+ */
+const BOUND_PARAMS = /(?:\bParams|\bPARAMETERS|\bbindings|\bparams):?[ \t]*\[/g;
+
+function redactBoundParameters(text: string, mark: Marker): string {
+  const spans: Array<[number, number]> = [];
+  let previous = 0;
+  BOUND_PARAMS.lastIndex = 0;
+  for (let m = BOUND_PARAMS.exec(text); m !== null; m = BOUND_PARAMS.exec(text)) {
+    // the statement: this line before the array and up to three lines above it, not past the previous array
+    let from = text.lastIndexOf('\n', m.index - 1) + 1;
+    for (let n = 0; n < 3 && from > previous; n++) from = text.lastIndexOf('\n', from - 2) + 1;
+    const sql = text.slice(Math.max(from, previous), m.index);
+    previous = m.index + m[0].length;
+    const columns = boundColumns(sql);
+    if (columns.size === 0) continue;
+    // the array's elements: strings, numbers and words, in order
+    const element = /[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|[^,\]\n]*)[ \t]*(,|\])/y;
+    element.lastIndex = m.index + m[0].length;
+    for (let i = 1; i <= 200; i++) {
+      const at = element.lastIndex;
+      const e = element.exec(text);
+      if (e === null) break;
+      const v = e[1] ?? e[2];
+      const col = columns.get(i);
+      if (v !== undefined && col !== undefined && !notALiteral(v) && !/\s/.test(v)) {
+        const strength = nameStrength(col);
+        if (strength === 'strong' ? v.length >= 6 && (secretLike(v) || looksRandom(v) || /^[0-9a-f]{16,}$/.test(v)) : strength === 'weak' && looksRandom(v)) {
+          const start = text.indexOf(v, at);
+          spans.push([start, start + v.length]);
+        }
+      }
+      if (e[3] === ']') break;
+    }
+  }
+  return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
+}
+
+/** Which placeholder each column of a statement is bound to: `"col" = $2`, `col = ?`, `(a, b) VALUES ($1, $2)`. */
+function boundColumns(sql: string): Map<number, string> {
+  const out = new Map<number, string>();
+  let question = 0;
+  const placeholder = /"?([A-Za-z_][\w]*)"?[ \t]*=[ \t]*(\$(\d+)|\?)|\?/g;
+  for (let m = placeholder.exec(sql); m !== null; m = placeholder.exec(sql)) {
+    if (m[1] === undefined) {
+      question++;
+      continue;
+    }
+    if (m[3] !== undefined) out.set(Number(m[3]), m[1]);
+    else out.set(++question, m[1]);
+  }
+  const insert = /\(([^()]{1,2000})\)[ \t]*VALUES[ \t]*\(([^()]{1,2000})\)/i.exec(sql);
+  if (insert) {
+    const cols = insert[1].split(',').map((c) => c.trim().replace(/^["'`[]|["'`\]]$/g, ''));
+    insert[2].split(',').forEach((p, i) => {
+      const d = /^\$(\d+)$/.exec(p.trim());
+      if (cols[i] && (d || p.trim() === '?')) out.set(d ? Number(d[1]) : i + 1, cols[i]);
+    });
+  }
+  return out;
+}
+
 export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'private_key', pattern: PEM, trigger: /-(?=-{3,4} ?BEGIN [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED))/, needs: ['PRIVATE KEY', 'NKEY SEED'] },
   // Behind the words that name them (one rule, so one set of string searches): a trigger on a WIF key's shape alone,
@@ -2585,6 +2700,11 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   },
   { type: 'password', apply: redactAccountSlash, trigger: /(?:admin|root|user|test|demo|guest|deploy|postgres|ubuntu)[ \t]+\/[ \t]+\S/, needs: ['admin /', 'root /', 'user /', 'test /', 'demo /', 'guest /', 'deploy /', 'postgres /', 'ubuntu /', 'Admin /', 'Root /'] },
   { type: 'password', pattern: REDIS_MONITOR_AUTH, secretGroup: 2, trigger: /"(?:AUTH|auth)"[ \t]+"/, needs: ['"AUTH"', '"auth"'] },
+  { type: 'password', pattern: IOREDIS_AUTH, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /auth\(\[/, needs: ['auth(['] },
+  { type: 'password', apply: redactSasl, trigger: /AUTH(?:ENTICATE)?[ \t]+PLAIN|334[ \t]+UGFzc3dvcmQ6/, needs: ['PLAIN', 'UGFzc3dvcmQ6'] },
+  { type: 'password', apply: redactDnPasswords, trigger: /(?:cn|uid|CN|UID)=[^"'\n]{1,200}?,[^\n]{0,300}?(?:dc|DC|o|O)=[^"'\n]{1,100}["'][ \t]*,[ \t]*["']/, needs: ['cn=', 'uid=', 'CN=', 'UID='] },
+  { type: 'secret', apply: redactCookieValues, trigger: /(?:[Cc]ookie|COOKIE)["']?[ \t]*[:=,]/, needs: ['ookie', 'COOKIE'] },
+  { type: 'secret', apply: redactBoundParameters, trigger: /(?:Params|PARAMETERS|bindings|params):?[ \t]*\[/, needs: ['Params', 'PARAMETERS', 'bindings', 'params'] },
   { type: 'password', apply: redactDaemonSecrets, trigger: /stats auth|isakmp key|pre-shared-key|\{(?:PLAIN|CLEARTEXT|CLEAR)\}|SETUSER|\+@/, needs: ['stats auth', 'isakmp key', 'pre-shared-key', '{PLAIN}', '{CLEARTEXT}', '{CLEAR}', 'SETUSER', '+@'] },
   { type: 'password', apply: redactSnmpUsers, trigger: /createUser[ \t]/, needs: ['createUser'] },
   { type: 'token', pattern: CONDA_CHANNEL_TOKEN, secretGroup: 2, keep: (v) => !looksRandom(v, 16), trigger: /anaconda\.(?:org|com|cloud)\/t\//, needs: ['anaconda.'] },
@@ -2668,7 +2788,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'secret', pattern: SECRET_LABEL, secretGroup: 2, keep: (v) => notALiteral(v) || !(UUID.test(v) || looksRandom(v.replace(/=+$/, ''), 16)), trigger: /(?:Secret[ \t]+ID|Key[ \t]+\d{1,2})[ \t]*[:=]/, needs: ['Secret', 'Key'] },
   // rule set 10 (set AA)
   { type: 'password', pattern: /\{(?:xor|aes|hash)\}[A-Za-z0-9+/=]{8,}/g, trigger: /\{(?:xor|aes|hash)\}/, needs: ['{xor}', '{aes}', '{hash}'] },
-  { type: 'secret', apply: redactPositionalLogins, trigger: /(?:onnect|reateSession|DirectoryEntry|Credentials?|ogin|ogon|ogonUser|uthenticate|open_session)\([^\n]{0,300}["'][^"'\n]{8}/, needs: ['onnect(', 'reateSession(', 'DirectoryEntry(', 'Credential(', 'Credentials(', 'ogin(', 'ogon(', 'ogonUser(', 'uthenticate(', 'open_session('] },
+  { type: 'secret', apply: redactPositionalLogins, trigger: /(?:onnect|reateSession|DirectoryEntry|Credentials?|ogin|ogon|ogonUser|uthenticate|open_session|PDO|mysqli|__construct)\([^\n]{0,300}["'][^"'\n]{8}/, needs: ['onnect(', 'reateSession(', 'DirectoryEntry(', 'Credential(', 'Credentials(', 'ogin(', 'ogon(', 'ogonUser(', 'uthenticate(', 'open_session(', 'PDO(', 'mysqli(', '__construct('] },
   { type: 'password', apply: redactWindowsSwitches, trigger: /[ \t]\/(?:rp|RP|Rp|pass|PASS|Pass|pwd|PWD|pw|PW)|\/(?:user|USER):/, needs: [' /rp', ' /RP', ' /Rp', ' /pass', ' /PASS', ' /Pass', ' /pw', ' /PW', '/user:', '/USER:'] },
   { type: 'password', apply: redactOracleLogins, trigger: /(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl|sqlcl|tkprof|userid)[^\n]{0,200}\/|(?:CONN(?:ECT)?|conn(?:ect)?)[ \t]+[\w$#]{1,128}\//, needs: ['sqlplus', 'sqlldr', 'expdp', 'impdp', 'rman', 'dgmgrl', 'sqlcl', 'tkprof', 'userid', 'CONN', 'conn ', 'connect '] },
   { type: 'password', apply: redactEnterpriseLines, trigger: /mkstore|hdbuserstore|HDBUSERSTORE|REG_|[Vv]alue>|PGM=FTP|CRTUSRPRF|CHGUSRPRF|SVRAUTE/, needs: ['mkstore', 'hdbuserstore', 'HDBUSERSTORE', 'REG_', 'Value>', 'value>', 'PGM=FTP', 'CRTUSRPRF', 'CHGUSRPRF', 'SVRAUTE'] },

@@ -541,6 +541,43 @@ test('rule set 11 (set AH): secrets inside other agents\' stored transcripts, in
   assert.doesNotThrow(() => JSON.parse(r.redact(escaped)));
 });
 
+test('rule set 11 (set AJ): secrets in logs and debug output (stack traces, client debug logs, protocol traces, query parameters, cookies)', () => {
+  const r = new Redactor();
+  const saslPlain = Buffer.from('\u0000app@acme.io\u0000Vrqmz82!tlo').toString('base64');
+  assertHidden(r, [
+    // PHP's PDO and mysqli constructors, in a stack trace and in code
+    ["#0 /srv/app/vendor/Connector.php(70): PDO->__construct('mysql:host=db;dbname=app', 'forge', 'Kqvlsx73#pwe', Array)", 'Kqvlsx73#pwe'],
+    ["$db = new mysqli('db.internal', 'shop', 'Kqvlsx73#pwe', 'shop');", 'Kqvlsx73#pwe'],
+    // ioredis's debug log of AUTH
+    ["  ioredis:redis write command[10.0.0.5:6379]: 0 -> auth([ 'Zk2Jh7Qw9Lp4Xr8Tv1Nb6Mc3' ]) +1ms", 'Zk2Jh7Qw9Lp4Xr8Tv1Nb6Mc3'],
+    ["  ioredis:redis write command[10.0.0.5:6379]: 0 -> auth([ 'default', 'Zk2Jh7Qw9Lp4Xr8Tv1Nb6Mc3' ]) +1ms", 'Zk2Jh7Qw9Lp4Xr8Tv1Nb6Mc3'],
+    // SASL in SMTP and IMAP traces
+    [`send: 'AUTH PLAIN ${saslPlain}\\r\\n'`, saslPlain],
+    [`C: AUTH PLAIN\nS: 334\nC: ${saslPlain}`, saslPlain],
+    ['S: 334 VXNlcm5hbWU6\nC: YXBwQGFjbWUuaW8=\nS: 334 UGFzc3dvcmQ6\nC: VnJxbXo4MiF0bG8=\nS: 235 2.7.0 Authentication successful', 'VnJxbXo4MiF0bG8='],
+    // an LDAP bind's password after its DN
+    ["(('cn=svc-wiki,ou=services,dc=acme,dc=internal', 'Ffptor94!gbo', None, None), {})", 'Ffptor94!gbo'],
+    ['ldap_bind($conn, "uid=deploy,ou=people,dc=acme,dc=io", "Ffptor94!gbo");', 'Ffptor94!gbo'],
+    // a Cookie header's generated values, whatever the cookie's name
+    ["'cookie', '_oauth2_proxy=8KRTujGy36XHRGWor7poqN_QJ38fuCWlQGdhATvrZQZ3|1764838800|W7m4I_-CL5gHTpIOFxXp36pCAfhZ='", '8KRTujGy36XHRGWor7poqN_QJ38fuCWlQGdhATvrZQZ3'],
+    ['Cookie: theme=dark; _app_auth=Q2xYk9vLm3NpR7sT1wZ4bH6cJ8dF0gKe; lang=en', 'Q2xYk9vLm3NpR7sT1wZ4bH6cJ8dF0gKe'],
+    // a query's bound parameters, for a column named for a secret
+    ['Query: UPDATE "User" SET "passwordResetToken" = $1, "updatedAt" = $2 WHERE "id" = $3\nParams: ["9f2c1e7a5b3d4c8ea1f60d2b7e4c9a13","2026-12-04 10:00:00",42]', '9f2c1e7a5b3d4c8ea1f60d2b7e4c9a13'],
+    ['query: INSERT INTO "api_clients"("name", "client_secret") VALUES ($1, $2) -- PARAMETERS: ["billing","Ux7Kp2Lm9Qw4Rt8Zv1Nb"]', 'Ux7Kp2Lm9Qw4Rt8Zv1Nb'],
+    // a webhook's verify token is a credential too
+    ['FB_VERIFY_TOKEN=Hq7Xk2Lm9Pv4Rt8Zv1Nb', 'Hq7Xk2Lm9Pv4Rt8Zv1Nb'],
+  ]);
+  assertKept(r, [
+    "#0 /srv/app/src/Report.php(12): Report->__construct('monthly', 'en_US', Array)",
+    "  ioredis:redis write command[10.0.0.5:6379]: 0 -> get([ 'session:42' ]) +0ms",
+    "send: 'AUTH LOGIN\\r\\n'",
+    "(('cn=svc-wiki,ou=services,dc=acme,dc=internal', None), {})",
+    'Cookie: theme=dark; lang=en; _ga=GA1.2.1234567890.1712345678',
+    'Query: SELECT "id" FROM "User" WHERE "email" = $1 LIMIT $2\nParams: ["dana@acme.io",1]',
+    'resetToken() {',
+  ]);
+});
+
 test('rule set 10\'s line rules replace only the secret: trailing blanks and a CRLF line end survive', () => {
   const r = new Redactor();
   for (const [text, expected] of [

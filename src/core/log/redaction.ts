@@ -229,6 +229,8 @@ const NEGATING_QUALIFIERS = new Set([
   // booleans and settings about a secret
   // quantifiers and ordinals: a pass of an algorithm, a predicate (lodash's `allPass`, `anyPass`; `secondPass`, `multiPass`)
   'all', 'any', 'every', 'each', 'second', 'third', 'multi', 'single', 'double', 'two',
+  // a reference to a secret or a digest of it: Helm's `existingSecret: keycloak-db`, `checksum/secret: <sha256>`
+  'existing', 'checksum', 'digest', 'fingerprint',
   'is', 'has', 'show', 'hide', 'use', 'no', 'require', 'requires', 'required', 'forgot', 'forgotten', 'reset', 'toggle', 'with', 'without', 'allow', 'enable', 'disable', 'needs', 'need', 'verify', 'validate', 'check', 'generate', 'get', 'set', 'read', 'write', 'load', 'save', 'store', 'fetch', 'create', 'delete', 'remove', 'rotate', 'refresh_interval',
 ]);
 /** Words after the secret word that describe it instead of holding it: `TOKEN_LIMIT`, `passwordField`, `api_key_header`. */
@@ -576,6 +578,8 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   if ((/\\[wdsWDSb]/.test(v) && /[[\]*+?]|\(\?/.test(v)) || /^(?:read|write|none|include|omit|same-origin)$/.test(v)) return false;
   // a field's word for what it holds (`"user.key": "value"`)
   if (/^(?:value|string|text)$/i.test(v)) return false;
+  // Terraform's instance `private`: base64 of its JSON metadata (timeouts, schema version), not a key
+  if (how.name === 'private' && /^eyJ[A-Za-z0-9+/]+={0,2}$/.test(v) && /^\{"[^"]{1,80}":/.test(Buffer.from(v, 'base64').toString('latin1'))) return false;
   // An id in its source's namespace, `codex:<uuid>`, `claude-code:7f3a`: the id is judged, and a UUID or a short hex id is none.
   const namespaced = strength === 'weak' ? /^[a-z][a-z0-9-]{1,30}:(?!\/\/)([0-9a-f-]+)$/.exec(v) : null;
   if (namespaced && (UUID.test(namespaced[1]) || /^[0-9a-f]{4,12}$/.test(namespaced[1]))) return false;
@@ -668,7 +672,8 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
     // (`=` ends a label unless it pads a long generated value: base64 `…==`)
     // (nor a setting after a verb: `Pass type_comments=True to …`)
     // (nor a declaration's type: Go's `readerPass uint32`, `socksAuthMethodUsernamePassword socksAuthMethod = 0x02`)
-    if (how.next === '=' || (!how.netrc && !how.flag && (isTypeAnnotation(v) || PRIMITIVE_TYPE.test(v))) || /^[A-Z][A-Z0-9_]*$/.test(v) || /^[-[*&({<]/.test(v) || /:$/.test(v) || /^[A-Za-z_][\w.-]*=[^=]/.test(v) || (/=$/.test(v) && !(/^[A-Za-z0-9+/._:-]{16,}={1,2}$/.test(v) && looksRandom(v.replace(/=+$/, ''))))) return false;
+    // (an upper-case word is a placeholder, `--password PASSWORD`, unless generated: a runner's `--token AB5F…`)
+    if (how.next === '=' || (!how.netrc && !how.flag && (isTypeAnnotation(v) || PRIMITIVE_TYPE.test(v))) || (/^[A-Z][A-Z0-9_]*$/.test(v) && !(/\d/.test(v) && looksRandom(v))) || /^[-[*&({<]/.test(v) || /:$/.test(v) || /^[A-Za-z_][\w.-]*=[^=]/.test(v) || (/=$/.test(v) && !(/^[A-Za-z0-9+/._:-]{16,}={1,2}$/.test(v) && looksRandom(v.replace(/=+$/, ''))))) return false;
     // (a key's or token's flag takes a long value: a short one is its id, `altool --apiKey 8LE5GS6SG3`)
     if (how.flag && !how.passwordish && v.length < 16 && !looksRandom(v, 12)) return false;
     // A line's `name value` ends there: a value of words with more words after it is a list or a sentence
@@ -854,6 +859,13 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     let secret = text.slice(vs, value.end);
     // A literal that holds a literal (Gradle's `"\"…\""`): the inner one is the value.
     if (value.quoted && secret.length > 4 && secret.startsWith('\\"') && secret.endsWith('\\"')) (vs += 2), (secret = secret.slice(2, -2));
+    // A type token's scope, not a value: a Pulumi URN's `…/randomPassword:RandomPassword::ledger-db`.
+    if (!value.quoted && /^[A-Z][a-z]+(?:[A-Z][a-z]+)*::/.test(text.slice(value.start, value.end + 2))) continue;
+    // A digest's annotation names what it digests: Helm's `checksum/secret: <sha256>`.
+    if (/(?:checksum|digest|hash|sha\d{0,3})\/$/i.test(text.slice(Math.max(0, s - 10), s))) continue;
+    // hiera-eyaml's decrypted value, `DEC::PKCS7[<pw>]!`: the password is inside.
+    const eyaml = /^DEC(?:\(\d+\))?::PKCS7\[(.+)\]!$/.exec(secret);
+    if (eyaml) (vs += secret.length - eyaml[1].length - 2), (secret = eyaml[1]);
     // openssl's `-passin pass:…`, `-pass pass:…`
     if (/^pass:/.test(secret)) (vs += 5), (secret = secret.slice(5));
     // Yarn's `npmAuthIdent: "user:password"`, ProxySQL's `admin_credentials="admin:password"`: the user stays.
@@ -2011,9 +2023,10 @@ const KEY_STORE_MAGIC = /(?<![A-Za-z0-9+/])(?:\/u3\+7Q|zs7OzgAAAA)[A-Za-z0-9+/]{
  * `value: …` below, ECS's `{"name": "…", "value": "…"}`, Terraform's `name = "…"` / `value = "…"`, CloudFormation's
  * `ParameterKey=DbPassword,ParameterValue=…`. The name is judged as an assignment's would be.
  */
-const VALUE_FIELD = /\b(?:value|parameter_?value)["']?[ \t]*[:=][ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'`,;}\]]+))/gi;
+// (and describe-stacks' `"OutputKey": "ApiKeyValue"` with `"OutputValue": "…"`)
+const VALUE_FIELD = /\b(?:value|parameter_?value|output_?value)["']?[ \t]*[:=][ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'`,;}\]]+))/gi;
 /** The name field just before a value field: `name: X` on the line above or earlier on the same line. */
-const NAME_FIELD_BEFORE = /\b(?:name|key|parameter_?key)["']?[ \t]*[:=][ \t]*(["']?)([A-Za-z_][\w.-]{0,80})\1[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?["']?$/i;
+const NAME_FIELD_BEFORE = /\b(?:name|key|parameter_?key|output_?key)["']?[ \t]*[:=][ \t]*(["']?)([A-Za-z_][\w.-]{0,80})\1[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?["']?$/i;
 
 function redactNameValuePairs(text: string, mark: Marker): string {
   VALUE_FIELD.lastIndex = 0;
@@ -2549,6 +2562,34 @@ function redactEnterpriseLines(text: string, mark: Marker): string {
 
 /** The triggers of the rules keyed on a word; shared so that the one scan tests them once. */
 
+// ---- rule set 11 (set AL): infrastructure state
+
+/**
+ * Pulumi's decrypted secret in a stack export: the object marked with its secret signature
+ * (`"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"`) holds the value as `plaintext`.
+ */
+const PULUMI_PLAINTEXT = /("4dabf18193072939515e22adb298388d"[ \t]*:[ \t]*"1b47061264138c4ac30d75fd1eb44270"[ \t]*,\s*"plaintext"[ \t]*:[ \t]*"(?:\\")?)((?:[^"\\\n]|\\[^"])+?)(?=(?:\\")?")/g;
+/** Terraform's `random_password` (and its older `random_string`) keeps the generated value as `result` in the state. */
+const TF_RANDOM_RESULT = /("type"[ \t]*:[ \t]*"random_password"[\s\S]{0,4000}?"result"[ \t]*:[ \t]*")((?:[^"\\\n]|\\.)+)(?=")/g;
+/** A CloudFormation parameter declared `NoEcho: true` is a secret: its `Default` is one (YAML; up to ten lines apart). */
+const NO_ECHO_DEFAULT = /(\n([ \t]+)[A-Za-z][\w]*:[ \t]*\r?\n(?:\2[ \t]+[^\n]*\r?\n){0,10}?\2[ \t]+NoEcho:[ \t]*["']?true["']?[ \t]*\r?\n(?:\2[ \t]+[^\n]*\r?\n){0,10}?\2[ \t]+Default:[ \t]*(["']?))([^\n"']{3,200})(?=\3[ \t]*(?:\r?\n|$))|(\n([ \t]+)[A-Za-z][\w]*:[ \t]*\r?\n(?:\6[ \t]+[^\n]*\r?\n){0,10}?\6[ \t]+Default:[ \t]*(["']?))([^\n"']{3,200})(?=\7[ \t]*\r?\n(?:\6[ \t]+[^\n]*\r?\n){0,10}?\6[ \t]+NoEcho:[ \t]*["']?true)/g;
+/** postfix's `sasl_passwd`: `[relay]:port user:password`, in a text that names the file. */
+const SASL_PASSWD_LINE = /^([+-]?[ \t]*\[?[\w.-]+\]?(?::\d{1,5})?[ \t]+[^\s:]{1,100}:)(\S{3,200})$/gm;
+
+function redactInfrastructureState(text: string, mark: Marker): string {
+  let out = text;
+  if (out.includes('4dabf18193072939515e22adb298388d')) out = out.replace(PULUMI_PLAINTEXT, (_a, head: string, v: string) => head + mark('secret', v));
+  if (out.includes('random_password')) out = out.replace(TF_RANDOM_RESULT, (_a, head: string, v: string) => head + mark('secret', v));
+  if (out.includes('NoEcho')) {
+    out = out.replace(NO_ECHO_DEFAULT, (all, h1: string, _i1: string, _q1: string, v1: string, h2: string, _i2: string, _q2: string, v2: string) => {
+      const v = v1 ?? v2;
+      return notALiteral(v) || v.includes(MARKER_PREFIX) ? all : (h1 ?? h2) + mark('secret', v);
+    });
+  }
+  if (out.includes('sasl_passwd')) out = out.replace(SASL_PASSWD_LINE, (all, head: string, v: string) => (notALiteral(v) ? all : head + mark('password', v)));
+  return out;
+}
+
 // ---- rule set 11 (set AJ): logs and debug output
 
 /** ioredis's debug log of the AUTH it sends: `write command[…]: 0 -> auth([ '<pw>' ])`, or `auth([ 'user', '<pw>' ])`. */
@@ -2700,6 +2741,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   },
   { type: 'password', apply: redactAccountSlash, trigger: /(?:admin|root|user|test|demo|guest|deploy|postgres|ubuntu)[ \t]+\/[ \t]+\S/, needs: ['admin /', 'root /', 'user /', 'test /', 'demo /', 'guest /', 'deploy /', 'postgres /', 'ubuntu /', 'Admin /', 'Root /'] },
   { type: 'password', pattern: REDIS_MONITOR_AUTH, secretGroup: 2, trigger: /"(?:AUTH|auth)"[ \t]+"/, needs: ['"AUTH"', '"auth"'] },
+  { type: 'secret', apply: redactInfrastructureState, trigger: /4dabf18193072939515e22adb298388d|random_password|NoEcho|sasl_passwd/, needs: ['4dabf18193072939515e22adb298388d', 'random_password', 'NoEcho', 'sasl_passwd'] },
   { type: 'password', pattern: IOREDIS_AUTH, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /auth\(\[/, needs: ['auth(['] },
   { type: 'password', apply: redactSasl, trigger: /AUTH(?:ENTICATE)?[ \t]+PLAIN|334[ \t]+UGFzc3dvcmQ6/, needs: ['PLAIN', 'UGFzc3dvcmQ6'] },
   { type: 'password', apply: redactDnPasswords, trigger: /(?:cn|uid|CN|UID)=[^"'\n]{1,200}?,[^\n]{0,300}?(?:dc|DC|o|O)=[^"'\n]{1,100}["'][ \t]*,[ \t]*["']/, needs: ['cn=', 'uid=', 'CN=', 'UID='] },
@@ -2774,7 +2816,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
     type: 'secret',
     apply: redactNameValuePairs,
     // a value field with a name field just before it (most `value:` in JSON and code has none)
-    trigger: /alue["']?[ \t]*[:=](?<=(?:[Nn]ame|NAME|[Kk]ey|KEY)["']?[ \t]*[:=][ \t]*["']?[A-Za-z_][\w.-]{0,80}["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?["']?(?:[Vv]|[Pp]arameter_?[Vv])alue["']?[ \t]*[:=])/,
+    trigger: /alue["']?[ \t]*[:=](?<=(?:[Nn]ame|NAME|[Kk]ey|KEY)["']?[ \t]*[:=][ \t]*["']?[A-Za-z_][\w.-]{0,80}["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?["']?(?:[Vv]|[Pp]arameter_?[Vv]|[Oo]utput_?[Vv])alue["']?[ \t]*[:=])/,
     needs: ['alue'],
   },
   // rule set 10 (set Z's known misses)

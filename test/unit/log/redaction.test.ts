@@ -578,6 +578,31 @@ test('rule set 11 (set AJ): secrets in logs and debug output (stack traces, clie
   ]);
 });
 
+test('rule set 11 (set AL): secrets in infrastructure state and deployment outputs', () => {
+  const r = new Redactor();
+  assertHidden(r, [
+    // Pulumi's secret signature marks a decrypted value
+    ['"result": {\n  "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",\n  "plaintext": "\\"Qm7Zt2LkW9pRx4Vn7Jc1\\""\n}', 'Qm7Zt2LkW9pRx4Vn7Jc1'],
+    // Terraform's random_password keeps its result in the state
+    ['{"mode": "managed", "type": "random_password", "name": "db", "instances": [{"attributes": {"length": 24, "result": "k]2!Zt%q8Lw#Xr4v"}}]}', 'k]2!Zt%q8Lw#Xr4v'],
+    // a NoEcho parameter's default, the default after or before NoEcho
+    ['Parameters:\n  DBMasterPassword:\n    Type: String\n    NoEcho: true\n    Default: \'Summer2019!\'\n  Env:\n    Type: String\n', 'Summer2019!'],
+    ['Parameters:\n  ApiSecret:\n    Type: String\n    Default: Tq8Lm2Zk9Wx4\n    NoEcho: "true"\n', 'Tq8Lm2Zk9Wx4'],
+    // describe-stacks' outputs
+    ['{"OutputKey": "PartnerApiKeyValue", "OutputValue": "BlCTxGfrhqtDTqw2rC8H7FCm8g8sQdzDTHda4VBI"}', 'BlCTxGfrhqtDTqw2rC8H7FCm8g8sQdzDTHda4VBI'],
+    // postfix's sasl_passwd, in an Ansible diff
+    ['+++ after: /tmp/sasl_passwd.j2\n@@ -0,0 +1 @@\n+[smtp.office365.com]:587 relay@acme.io:Mpcxgq82*gaf', 'Mpcxgq82*gaf'],
+    // a generated upper-case token after a flag
+    ['./config.sh --unattended --url https://github.com/acme --token AB5FUQ18ISL9QGFY38UVKP1WYBPUG --labels gpu', 'AB5FUQ18ISL9QGFY38UVKP1WYBPUG'],
+  ]);
+  assertKept(r, [
+    'Parameters:\n  Environment:\n    Type: String\n    Default: staging\n    NoEcho: false\n',
+    '{"OutputKey": "ServiceUrl", "OutputValue": "https://api.acme.io/prod"}',
+    '{"type": "random_password", "name": "db", "instances": [{"attributes": {"length": 24, "special": true}}]}',
+    'mysqldump --password PASSWORD --user ADMIN',
+  ]);
+});
+
 test('rule set 10\'s line rules replace only the secret: trailing blanks and a CRLF line end survive', () => {
   const r = new Redactor();
   for (const [text, expected] of [

@@ -55,21 +55,32 @@ const KNOWN_MISSES = new Set([
   'optimizely sdk key in url', 'segment write key js', // keys a browser is given (`datafiles/<key>.json`, `analytics.load("<key>")`)
   // set Q (rule set 7)
   'activemq jetty-realm.properties', // `admin: <password>, admin`: a user's line, as a YAML key and a list are elsewhere
+  // set AL (rule set 11)
+  'pulumi config --show-secrets table', // `inventory:dbPassword   <pw>`: a table's row, its name a column apart from its value
+  'cloudformation describe-stacks parameters table datadog key', // the same in a boxed table (`| DdApiKey | <hex> |`)
+  'serverless info --verbose api keys', // `api keys:` then `<name>: <key> - <description>`: the name says nothing
+  'saltstack pillar.items output', // `root_password:` with its value alone on the next, deeper line
+  'consul kv export base64 value', // the name is a path's last part, a field away from the base64 value
 ]);
 
 /**
- * Other values the same rule must hide with the secret: a Kubernetes Secret's `data` and `stringData` are secret
- * whatever their names, so each value there becomes a marker.
+ * Other values the same rules must hide with the secret (regular expressions, each place they match): a Kubernetes
+ * Secret's `data` and `stringData` are secret whatever their names, so each value there becomes a marker; a bcrypt hash
+ * of the password beside it is a password's hash.
  */
 const ALSO_HIDDEN = new Map<string, readonly string[]>([
   ['claude code Write tool_use with escaped k8s secret yaml', ['AcmeECOM']],
-  ['claude code kubectl get secret -o yaml base64 db password', ['bGVkZ2Vy', 'bGVkZ2VyX2FwcA==']],
+  ['claude code kubectl get secret -o yaml base64 db password', ['(?<=DB_NAME: )bGVkZ2Vy', 'bGVkZ2VyX2FwcA==']],
+  ['argo cd declarative repository secret github fine-grained pat', ['(?<=  type: )git', '(?<=  url: )https://github\\.com/acme/platform-charts', '(?<=  username: )acme-argocd-bot', '(?<=  project: )platform']],
+  ['flux create secret helm --export artifactory token', ['(?<=  username: )ci-flux']],
+  ['terraform.tfstate random_password result', ['\\$2a\\$10\\$[\\w./]{53}']],
+  ['pulumi stack export --show-secrets RandomPassword result', ['\\$2a\\$10\\$[\\w./]{53}']],
 ]);
 
-/** The text with the secret and each of `also` (every place either occurs) as one pattern for markers. */
-function redactedShape(text: string, hidden: readonly string[]): RegExp {
+/** The text with the secret (every place it occurs) and each place `also` matches as one pattern for markers. */
+function redactedShape(text: string, secret: string, also: readonly string[]): RegExp {
   const quote = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const parts = text.split(new RegExp([...hidden].sort((a, b) => b.length - a.length).map(quote).join('|')));
+  const parts = text.split(new RegExp([quote(secret), ...also].join('|')));
   return new RegExp(`^${parts.map(quote).join('\\[REDACTED:[a-z0-9_]+\\]')}$`, 's');
 }
 
@@ -89,7 +100,7 @@ test('every credential is redacted: the secret is gone and the rest of its text 
       continue;
     }
     // (a secret a text repeats, as a transcript does in its tool result and its record of the output, goes everywhere)
-    if (out.includes(c.secret) || !redactedShape(c.text, [c.secret, ...(ALSO_HIDDEN.get(c.name) ?? [])]).test(out)) {
+    if (out.includes(c.secret) || !redactedShape(c.text, c.secret, ALSO_HIDDEN.get(c.name) ?? []).test(out)) {
       failures.push(`${c.name}:\n    ${JSON.stringify(c.text)}\n => ${JSON.stringify(out)}`);
     }
   }

@@ -854,7 +854,16 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     // (not a string that opens before the name and holds `name:field`, Scheme's `"passwd:dir"`: a line of settings starts with its name)
     const lineMode = vp === sep.end && startsLine(text, quotedName ? openQuote : s) && !(sep.sep === ':' && !quotedName && isQuote(text[s - 1] ?? ''));
     const value = readValue(text, vp, lineMode && sep.sep === ':', sep.sep, lineMode && sep.sep === '=');
-    if (!value) continue;
+    if (!value) {
+      // A YAML plain scalar may start on the next, deeper line (`root_password:` then the value alone below it, as Salt's
+      // outputter prints a pillar); not a mapping or a list there, nor a deeper line after it.
+      const below = lineMode && sep.sep === ':' && strength === 'strong' ? nextLineScalar(text, sep.end, s) : undefined;
+      if (below && secretValue(below.value, strength, { spaced: false, quoted: false, quotedName, sep: ':', lineMode: true, passwordish: false, flag: false, netrc: false, name, next: '' })) {
+        found.push({ start: below.start, end: below.start + below.value.length, secret: below.value });
+        resume = Math.max(resume, below.start + below.value.length);
+      }
+      continue;
+    }
     let vs = value.start;
     let secret = text.slice(vs, value.end);
     // A literal that holds a literal (Gradle's `"\"…\""`): the inner one is the value.
@@ -929,6 +938,17 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     }
   }
   return splice(text, found, 'secret', mark);
+}
+
+/** The scalar alone on the line below a `name:` that ends its line, indented deeper than the name (YAML's plain scalar). */
+function nextLineScalar(text: string, from: number, nameStart: number): { start: number; value: string } | undefined {
+  const rest = /^[ \t]*\r?\n([ \t]+)([^\s#'"&*!|>%@`{[\-][^\s]{0,200})[ \t]*(?:\r?\n|$)/.exec(text.slice(from, from + 400));
+  if (!rest) return undefined;
+  const indent = nameStart - (text.lastIndexOf('\n', nameStart - 1) + 1);
+  if (rest[1].length <= indent || rest[2].endsWith(':')) return undefined;
+  const after = /^([ \t]*)\S/.exec(text.slice(from + rest[0].length, from + rest[0].length + 200));
+  if (after && after[1].length >= rest[1].length) return undefined;
+  return { start: from + rest[0].indexOf(rest[2], rest[1].length), value: rest[2] };
 }
 
 /** Whether the name at `s` is a parameter of a URL's query (`https://…?key=…`). */

@@ -594,12 +594,17 @@ test('rule set 11 (set AL): secrets in infrastructure state and deployment outpu
     ['+++ after: /tmp/sasl_passwd.j2\n@@ -0,0 +1 @@\n+[smtp.office365.com]:587 relay@acme.io:Mpcxgq82*gaf', 'Mpcxgq82*gaf'],
     // a generated upper-case token after a flag
     ['./config.sh --unattended --url https://github.com/acme --token AB5FUQ18ISL9QGFY38UVKP1WYBPUG --labels gpu', 'AB5FUQ18ISL9QGFY38UVKP1WYBPUG'],
+    // a YAML plain scalar on the line below its name (Salt's outputter)
+    ['web01:\n    redis:\n        requirepass:\n            Qm7Zt2LkW9pRx4Vn7Jc1\n        port:\n            6379\n', 'Qm7Zt2LkW9pRx4Vn7Jc1'],
   ]);
   assertKept(r, [
     'Parameters:\n  Environment:\n    Type: String\n    Default: staging\n    NoEcho: false\n',
     '{"OutputKey": "ServiceUrl", "OutputValue": "https://api.acme.io/prod"}',
     '{"type": "random_password", "name": "db", "instances": [{"attributes": {"length": 24, "special": true}}]}',
     'mysqldump --password PASSWORD --user ADMIN',
+    // a mapping, a list or a longer text below the name is no scalar
+    'auth:\n  password:\n    min_length: 12\n',
+    'auth:\n  password:\n    - rule-a\n',
   ]);
 });
 

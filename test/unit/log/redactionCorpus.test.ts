@@ -59,7 +59,6 @@ const KNOWN_MISSES = new Set([
   'pulumi config --show-secrets table', // `inventory:dbPassword   <pw>`: a table's row, its name a column apart from its value
   'cloudformation describe-stacks parameters table datadog key', // the same in a boxed table (`| DdApiKey | <hex> |`)
   'serverless info --verbose api keys', // `api keys:` then `<name>: <key> - <description>`: the name says nothing
-  'saltstack pillar.items output', // `root_password:` with its value alone on the next, deeper line
   'consul kv export base64 value', // the name is a path's last part, a field away from the base64 value
 ]);
 

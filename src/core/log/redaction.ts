@@ -2610,6 +2610,38 @@ function redactInfrastructureState(text: string, mark: Marker): string {
   return out;
 }
 
+/**
+ * A table of names and values, as CLIs print settings (`pulumi config --show-secrets`: `KEY   VALUE`; CloudFormation's
+ * boxed `| ParameterKey | ParameterValue |`): each row whose name is a secret's has its value judged as an assignment's.
+ */
+const KV_TABLE_HEADER = /^[ \t|]*(?:KEY|Key|NAME|Name|ParameterKey|OutputKey)[ \t]*(\||[ \t]{2,})[ \t]*(?:VALUE|Value|ParameterValue|OutputValue)\b[^\n]*$/gm;
+
+function redactKeyValueTables(text: string, mark: Marker): string {
+  const spans: Array<[number, number]> = [];
+  KV_TABLE_HEADER.lastIndex = 0;
+  for (let m = KV_TABLE_HEADER.exec(text); m !== null; m = KV_TABLE_HEADER.exec(text)) {
+    const boxed = m[1] === '|';
+    let at = m.index + m[0].length + 1;
+    for (let row = 0; row < 500 && at < text.length; row++) {
+      const end = text.indexOf('\n', at) < 0 ? text.length : text.indexOf('\n', at);
+      const line = text.slice(at, end).replace(/\r$/, '');
+      if (line.trim() === '') break;
+      if (!/^[ \t]*[-+|=]+[ \t]*$/.test(line)) {
+        const cells = boxed ? line.split('|').slice(1, -1).map((c) => c.trim()) : line.trim().split(/[ \t]{2,}/);
+        const [name, value] = cells;
+        const strength = name && value ? nameStrength(name) : 'none';
+        const how: ValueContext = { spaced: false, quoted: false, quotedName: false, sep: ':', lineMode: true, passwordish: nameWords(name ?? '').some((w) => /pass|pwd/.test(w)), flag: false, netrc: false, name: name ?? '', next: '' };
+        if (strength !== 'none' && secretValue(value, strength, how)) {
+          const v = line.indexOf(value, line.indexOf(name) + name.length);
+          spans.push([at + v, at + v + value.length]);
+        }
+      }
+      at = end + 1;
+    }
+  }
+  return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
+}
+
 // ---- rule set 11 (set AJ): logs and debug output
 
 /** ioredis's debug log of the AUTH it sends: `write command[…]: 0 -> auth([ '<pw>' ])`, or `auth([ 'user', '<pw>' ])`. */
@@ -2761,6 +2793,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   },
   { type: 'password', apply: redactAccountSlash, trigger: /(?:admin|root|user|test|demo|guest|deploy|postgres|ubuntu)[ \t]+\/[ \t]+\S/, needs: ['admin /', 'root /', 'user /', 'test /', 'demo /', 'guest /', 'deploy /', 'postgres /', 'ubuntu /', 'Admin /', 'Root /'] },
   { type: 'password', pattern: REDIS_MONITOR_AUTH, secretGroup: 2, trigger: /"(?:AUTH|auth)"[ \t]+"/, needs: ['"AUTH"', '"auth"'] },
+  { type: 'secret', apply: redactKeyValueTables, trigger: /(?:KEY|Key|NAME|Name)[ \t]*(?:\||[ \t]{2,})[ \t]*(?:VALUE|Value|ParameterValue|OutputValue)\b/, needs: ['VALUE', 'Value'] },
   { type: 'secret', apply: redactInfrastructureState, trigger: /4dabf18193072939515e22adb298388d|random_password|NoEcho|sasl_passwd/, needs: ['4dabf18193072939515e22adb298388d', 'random_password', 'NoEcho', 'sasl_passwd'] },
   { type: 'password', pattern: IOREDIS_AUTH, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /auth\(\[/, needs: ['auth(['] },
   { type: 'password', apply: redactSasl, trigger: /AUTH(?:ENTICATE)?[ \t]+PLAIN|334[ \t]+UGFzc3dvcmQ6/, needs: ['PLAIN', 'UGFzc3dvcmQ6'] },

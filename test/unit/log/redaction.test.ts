@@ -594,6 +594,9 @@ test('rule set 11 (set AL): secrets in infrastructure state and deployment outpu
     ['+++ after: /tmp/sasl_passwd.j2\n@@ -0,0 +1 @@\n+[smtp.office365.com]:587 relay@acme.io:Mpcxgq82*gaf', 'Mpcxgq82*gaf'],
     // a generated upper-case token after a flag
     ['./config.sh --unattended --url https://github.com/acme --token AB5FUQ18ISL9QGFY38UVKP1WYBPUG --labels gpu', 'AB5FUQ18ISL9QGFY38UVKP1WYBPUG'],
+    // a table of names and values, plain and boxed
+    ['KEY                     VALUE\naws:region              eu-west-1\napp:stripeSecretKey     Zk2Jh7Qw9Lp4Xr8Tv1Nb6Mc3\n', 'Zk2Jh7Qw9Lp4Xr8Tv1Nb6Mc3'],
+    ['|    ParameterKey     |   ParameterValue   |\n+------+------+\n|  DbPassword         |  Summer2019!x  |\n', 'Summer2019!x'],
     // a YAML plain scalar on the line below its name (Salt's outputter)
     ['web01:\n    redis:\n        requirepass:\n            Qm7Zt2LkW9pRx4Vn7Jc1\n        port:\n            6379\n', 'Qm7Zt2LkW9pRx4Vn7Jc1'],
   ]);
@@ -602,6 +605,7 @@ test('rule set 11 (set AL): secrets in infrastructure state and deployment outpu
     '{"OutputKey": "ServiceUrl", "OutputValue": "https://api.acme.io/prod"}',
     '{"type": "random_password", "name": "db", "instances": [{"attributes": {"length": 24, "special": true}}]}',
     'mysqldump --password PASSWORD --user ADMIN',
+    'NAME            VALUE\nmax_tokens      4096\ntoken_limit     100\n',
     // a mapping, a list or a longer text below the name is no scalar
     'auth:\n  password:\n    min_length: 12\n',
     'auth:\n  password:\n    - rule-a\n',

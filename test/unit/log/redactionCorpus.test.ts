@@ -56,8 +56,6 @@ const KNOWN_MISSES = new Set([
   // set Q (rule set 7)
   'activemq jetty-realm.properties', // `admin: <password>, admin`: a user's line, as a YAML key and a list are elsewhere
   // set AL (rule set 11)
-  'pulumi config --show-secrets table', // `inventory:dbPassword   <pw>`: a table's row, its name a column apart from its value
-  'cloudformation describe-stacks parameters table datadog key', // the same in a boxed table (`| DdApiKey | <hex> |`)
   'serverless info --verbose api keys', // `api keys:` then `<name>: <key> - <description>`: the name says nothing
   'consul kv export base64 value', // the name is a path's last part, a field away from the base64 value
 ]);

@@ -229,8 +229,8 @@ const NEGATING_QUALIFIERS = new Set([
   // booleans and settings about a secret
   // quantifiers and ordinals: a pass of an algorithm, a predicate (lodash's `allPass`, `anyPass`; `secondPass`, `multiPass`)
   'all', 'any', 'every', 'each', 'second', 'third', 'multi', 'single', 'double', 'two',
-  // a reference to a secret or a digest of it: Helm's `existingSecret: keycloak-db`, `checksum/secret: <sha256>`
-  'existing', 'checksum', 'digest', 'fingerprint',
+  // a digest of a secret: Helm's `checksum/secret: <sha256>`
+  'checksum', 'digest', 'fingerprint',
   'is', 'has', 'show', 'hide', 'use', 'no', 'require', 'requires', 'required', 'forgot', 'forgotten', 'reset', 'toggle', 'with', 'without', 'allow', 'enable', 'disable', 'needs', 'need', 'verify', 'validate', 'check', 'generate', 'get', 'set', 'read', 'write', 'load', 'save', 'store', 'fetch', 'create', 'delete', 'remove', 'rotate', 'refresh_interval',
 ]);
 /** Words after the secret word that describe it instead of holding it: `TOKEN_LIMIT`, `passwordField`, `api_key_header`. */
@@ -331,6 +331,8 @@ function classifyName(name: string): Strength {
       // `store` is a verb (`storePassword()`) except before a key store's password (Gradle's `storePassword "…"`).
       // (nor in an environment variable's name, where it is a noun: `SNAPCRAFT_STORE_CREDENTIALS`)
       if (NEGATING_QUALIFIERS.has(before) && !(before === 'store' && (/^pass/.test(w) || /^[A-Z0-9_]+$/.test(name)))) return 'none';
+      // Helm's `existingSecret: keycloak-db` names a Kubernetes Secret (an `existingPassword` is still a password)
+      if (before === 'existing' && w === 'secret') return 'none';
       strength = 'strong';
     } else if (WEAK_WORDS.has(w)) {
       if (NEGATING_QUALIFIERS.has(before)) return 'none';

@@ -594,6 +594,8 @@ test('rule set 11 (set AL): secrets in infrastructure state and deployment outpu
     ['+++ after: /tmp/sasl_passwd.j2\n@@ -0,0 +1 @@\n+[smtp.office365.com]:587 relay@acme.io:Mpcxgq82*gaf', 'Mpcxgq82*gaf'],
     // a generated upper-case token after a flag
     ['./config.sh --unattended --url https://github.com/acme --token AB5FUQ18ISL9QGFY38UVKP1WYBPUG --labels gpu', 'AB5FUQ18ISL9QGFY38UVKP1WYBPUG'],
+    // a password change's current password is one
+    ['{"existingPassword": "Hunter2!xq", "newPassword": "Tr0ub4dor&3x"}', 'Hunter2!xq'],
     // a table of names and values, plain and boxed
     ['KEY                     VALUE\naws:region              eu-west-1\napp:stripeSecretKey     Zk2Jh7Qw9Lp4Xr8Tv1Nb6Mc3\n', 'Zk2Jh7Qw9Lp4Xr8Tv1Nb6Mc3'],
     ['|    ParameterKey     |   ParameterValue   |\n+------+------+\n|  DbPassword         |  Summer2019!x  |\n', 'Summer2019!x'],
@@ -605,6 +607,8 @@ test('rule set 11 (set AL): secrets in infrastructure state and deployment outpu
     '{"OutputKey": "ServiceUrl", "OutputValue": "https://api.acme.io/prod"}',
     '{"type": "random_password", "name": "db", "instances": [{"attributes": {"length": 24, "special": true}}]}',
     'mysqldump --password PASSWORD --user ADMIN',
+    // Helm's reference to a Secret and a digest of one
+    'auth:\n  existingSecret: keycloak-db\n  annotations:\n    checksum/secret: e0cb728fa094bd27970fd9c45061cb5fa21b7a5c962f5d9e7fc82578e807841f\n',
     'NAME            VALUE\nmax_tokens      4096\ntoken_limit     100\n',
     // a mapping, a list or a longer text below the name is no scalar
     'auth:\n  password:\n    min_length: 12\n',

@@ -2593,23 +2593,55 @@ function redactEnterpriseLines(text: string, mark: Marker): string {
 const PULUMI_PLAINTEXT = /("4dabf18193072939515e22adb298388d"[ \t]*:[ \t]*"1b47061264138c4ac30d75fd1eb44270"[ \t]*,\s*"plaintext"[ \t]*:[ \t]*"(?:\\")?)((?:[^"\\\n]|\\[^"])+?)(?=(?:\\")?")/g;
 /** Terraform's `random_password` (and its older `random_string`) keeps the generated value as `result` in the state. */
 const TF_RANDOM_RESULT = /("type"[ \t]*:[ \t]*"random_password"[\s\S]{0,4000}?"result"[ \t]*:[ \t]*")((?:[^"\\\n]|\\.)+)(?=")/g;
-/** A CloudFormation parameter declared `NoEcho: true` is a secret: its `Default` is one (YAML; up to ten lines apart). */
-const NO_ECHO_DEFAULT = /(\n([ \t]+)[A-Za-z][\w]*:[ \t]*\r?\n(?:\2[ \t]+[^\n]*\r?\n){0,10}?\2[ \t]+NoEcho:[ \t]*["']?true["']?[ \t]*\r?\n(?:\2[ \t]+[^\n]*\r?\n){0,10}?\2[ \t]+Default:[ \t]*(["']?))([^\n"']{3,200})(?=\3[ \t]*(?:\r?\n|$))|(\n([ \t]+)[A-Za-z][\w]*:[ \t]*\r?\n(?:\6[ \t]+[^\n]*\r?\n){0,10}?\6[ \t]+Default:[ \t]*(["']?))([^\n"']{3,200})(?=\7[ \t]*\r?\n(?:\6[ \t]+[^\n]*\r?\n){0,10}?\6[ \t]+NoEcho:[ \t]*["']?true)/g;
+/**
+ * A CloudFormation parameter declared `NoEcho: true` is a secret: its `Default` is one (YAML: a sibling line of the
+ * `NoEcho`, at most ten lines from it, under the parameter's name). Read from each `NoEcho` line outward, so a text
+ * costs its `NoEcho` lines and their neighbours, not every line.
+ */
+const NO_ECHO = /^([ \t]+)NoEcho:[ \t]*["']?true["']?[ \t]*\r?$/gm;
+const NO_ECHO_SIBLING_DEFAULT = /^([ \t]+Default:[ \t]*(["']?))([^\n"']{3,200})\2[ \t]*\r?$/;
+
 /** postfix's `sasl_passwd`: `[relay]:port user:password`, in a text that names the file. */
 const SASL_PASSWD_LINE = /^([+-]?[ \t]*\[?[\w.-]+\]?(?::\d{1,5})?[ \t]+[^\s:]{1,100}:)(\S{3,200})$/gm;
 
-function redactInfrastructureState(text: string, mark: Marker): string {
-  let out = text;
-  if (out.includes('4dabf18193072939515e22adb298388d')) out = out.replace(PULUMI_PLAINTEXT, (_a, head: string, v: string) => head + mark('secret', v));
-  if (out.includes('random_password')) out = out.replace(TF_RANDOM_RESULT, (_a, head: string, v: string) => head + mark('secret', v));
-  if (out.includes('NoEcho')) {
-    out = out.replace(NO_ECHO_DEFAULT, (all, h1: string, _i1: string, _q1: string, v1: string, h2: string, _i2: string, _q2: string, v2: string) => {
-      const v = v1 ?? v2;
-      return notALiteral(v) || v.includes(MARKER_PREFIX) ? all : (h1 ?? h2) + mark('secret', v);
-    });
+/** The file's name is part of the rule (a line of this shape elsewhere is no password), not only its pre-test. */
+function redactSaslPasswd(text: string, mark: Marker): string {
+  SASL_PASSWD_LINE.lastIndex = 0;
+  return text.includes('sasl_passwd') ? text.replace(SASL_PASSWD_LINE, (all, head: string, v: string) => (notALiteral(v) ? all : head + mark('password', v))) : text;
+}
+
+function redactNoEchoDefaults(text: string, mark: Marker): string {
+  const lines = text.split('\n');
+  const starts: number[] = [];
+  for (let i = 0, at = 0; i < lines.length; at += lines[i].length + 1, i++) starts.push(at);
+  const lineOf = (offset: number) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const indentOf = (line: string) => /^[ \t]*/.exec(line)![0].length;
+  const spans: Array<[number, number]> = [];
+  NO_ECHO.lastIndex = 0;
+  for (let m = NO_ECHO.exec(text); m !== null; m = NO_ECHO.exec(text)) {
+    const at = lineOf(m.index);
+    const indent = m[1].length;
+    // the parameter's other lines: up to ten either side at this indent or deeper, under a `Name:` line less indented
+    let first = at;
+    while (first > 0 && at - first < 10 && lines[first - 1].trim() !== '' && indentOf(lines[first - 1]) >= indent) first--;
+    const name = lines[first - 1];
+    if (name === undefined || !/^[ \t]+[A-Za-z]\w*:[ \t]*\r?$/.test(name) || indentOf(name) >= indent) continue;
+    for (let i = first; i < lines.length && i <= at + 10; i++) {
+      if (i > at && (lines[i].trim() === '' || indentOf(lines[i]) < indent)) break;
+      const d = indentOf(lines[i]) === indent ? NO_ECHO_SIBLING_DEFAULT.exec(lines[i]) : null;
+      if (d && !notALiteral(d[3]) && !d[3].includes(MARKER_PREFIX)) spans.push([starts[i] + d[1].length, starts[i] + d[1].length + d[3].length]);
+    }
   }
-  if (out.includes('sasl_passwd')) out = out.replace(SASL_PASSWD_LINE, (all, head: string, v: string) => (notALiteral(v) ? all : head + mark('password', v)));
-  return out;
+  return spans.length ? replaceAt(text, spans, 'secret', mark) : text;
 }
 
 /**
@@ -2656,13 +2688,6 @@ const IOREDIS_AUTH = /(\bauth\(\[[ \t]*(?:'[^'\n]{1,100}',[ \t]*)?')([^'\n]{3,20
  */
 const SASL_PLAIN = /(\bAUTH(?:ENTICATE)?[ \t]+PLAIN(?:[ \t]+|[ \t]*(?:\\r)?(?:\\n|\r?\n)(?:[^\n]{0,40}(?:\\r)?(?:\\n|\r?\n))?[^\n]{0,40}?[ '"]))([A-Za-z0-9+/]{8,}={0,2})/g;
 const SASL_LOGIN_PASSWORD = /(\b334[ \t]+UGFzc3dvcmQ6[^\n]*\n[^\n]{0,40}?[ '"]?)([A-Za-z0-9+/]{4,}={0,2})(?=[\\'"\s]|$)/g;
-
-function redactSasl(text: string, mark: Marker): string {
-  const plain = (all: string, head: string, b64: string) => (Buffer.from(b64, 'base64').toString('latin1').includes('\u0000') ? head + mark('password', b64) : all);
-  SASL_PLAIN.lastIndex = 0;
-  SASL_LOGIN_PASSWORD.lastIndex = 0;
-  return text.replace(SASL_PLAIN, plain).replace(SASL_LOGIN_PASSWORD, (all, head: string, b64: string) => (/^[A-Za-z0-9+/]+={0,2}$/.test(b64) ? head + mark('password', b64) : all));
-}
 
 /**
  * A bind's password right after its distinguished name, as an LDAP client's call or trace gives them:
@@ -2796,9 +2821,14 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'password', apply: redactAccountSlash, trigger: /(?:admin|root|user|test|demo|guest|deploy|postgres|ubuntu)[ \t]+\/[ \t]+\S/, needs: ['admin /', 'root /', 'user /', 'test /', 'demo /', 'guest /', 'deploy /', 'postgres /', 'ubuntu /', 'Admin /', 'Root /'] },
   { type: 'password', pattern: REDIS_MONITOR_AUTH, secretGroup: 2, trigger: /"(?:AUTH|auth)"[ \t]+"/, needs: ['"AUTH"', '"auth"'] },
   { type: 'secret', apply: redactKeyValueTables, trigger: /(?:KEY|Key|NAME|Name)[ \t]*(?:\||[ \t]{2,})[ \t]*(?:VALUE|Value|ParameterValue|OutputValue)\b/, needs: ['VALUE', 'Value'] },
-  { type: 'secret', apply: redactInfrastructureState, trigger: /4dabf18193072939515e22adb298388d|random_password|NoEcho|sasl_passwd/, needs: ['4dabf18193072939515e22adb298388d', 'random_password', 'NoEcho', 'sasl_passwd'] },
+  { type: 'secret', pattern: PULUMI_PLAINTEXT, secretGroup: 2, trigger: /4dabf18193072939515e22adb298388d/, needs: ['4dabf18193072939515e22adb298388d'] },
+  { type: 'secret', pattern: TF_RANDOM_RESULT, secretGroup: 2, trigger: /random_password/, needs: ['random_password'] },
+  { type: 'secret', apply: redactNoEchoDefaults, trigger: /NoEcho/, needs: ['NoEcho'] },
+  { type: 'password', apply: redactSaslPasswd, trigger: /sasl_passwd/, needs: ['sasl_passwd'] },
   { type: 'password', pattern: IOREDIS_AUTH, secretGroup: 2, keep: (v) => notALiteral(v), trigger: /auth\(\[/, needs: ['auth(['] },
-  { type: 'password', apply: redactSasl, trigger: /AUTH(?:ENTICATE)?[ \t]+PLAIN|334[ \t]+UGFzc3dvcmQ6/, needs: ['PLAIN', 'UGFzc3dvcmQ6'] },
+  // (PLAIN's base64 holds NULs between its fields: `\0user\0password`)
+  { type: 'password', pattern: SASL_PLAIN, secretGroup: 2, keep: (v) => !Buffer.from(v, 'base64').toString('latin1').includes('\u0000'), trigger: /AUTH(?:ENTICATE)?[ \t]+PLAIN/, needs: ['PLAIN'] },
+  { type: 'password', pattern: SASL_LOGIN_PASSWORD, secretGroup: 2, trigger: /334[ \t]+UGFzc3dvcmQ6/, needs: ['UGFzc3dvcmQ6'] },
   { type: 'password', apply: redactDnPasswords, trigger: /(?:cn|uid|CN|UID)=[^"'\n]{1,200}?,[^\n]{0,300}?(?:dc|DC|o|O)=[^"'\n]{1,100}["'][ \t]*,[ \t]*["']/, needs: ['cn=', 'uid=', 'CN=', 'UID='] },
   { type: 'secret', apply: redactCookieValues, trigger: /(?:[Cc]ookie|COOKIE)["']?[ \t]*[:=,]/, needs: ['ookie', 'COOKIE'] },
   { type: 'secret', apply: redactBoundParameters, trigger: /(?:Params|PARAMETERS|bindings|params):?[ \t]*\[/, needs: ['Params', 'PARAMETERS', 'bindings', 'params'] },

@@ -1137,6 +1137,9 @@ test('no input makes redaction slow: 200 KB of each shape that once took quadrat
     'bar tables': '| token |'.repeat(n / 9), 'attributed elements': '<a:Password x="1" '.repeat(n / 19), 'tuples': '{password,"'.repeat(n / 11),
     'var dumps': '["token"]=>\n'.repeat(n / 12), 'wireguard pairs': ('A'.repeat(43) + '=\t').repeat(n / 45), 'nagios macros': '$USER1$='.repeat(n / 8),
     'labels in other languages': 'Şifre: '.repeat(n / 7), 'unspaced cues': '管理员密码'.repeat(n / 5), 'pgbouncer lines': 'pgbouncer\n' + '"a" "'.repeat(n / 5),
+    // rule set 11's: nested YAML names in a text that says NoEcho (one regex once backtracked through all of them)
+    'nested names under NoEcho': '# NoEcho\n' + (Array.from({ length: 12 }, (_, i) => ' '.repeat(2 * i + 2) + 'k' + i + ':').join('\n') + '\n' + ' '.repeat(26) + '- --flag\n').repeat(n / 240),
+    'NoEcho lines': '  P:\n    NoEcho: true\n'.repeat(n / 22), 'cookie headers': 'Cookie: ' + 'a=b; '.repeat(n / 5), 'bound parameters': 'x = $1 '.repeat(n / 14) + '\nParams: [' + '"a",'.repeat(n / 8),
   };
   // CPU time, not wall time: what is guarded is quadratic work, which a loaded machine's wait does not add to.
   for (const [name, text] of Object.entries(cases)) {

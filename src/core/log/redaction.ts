@@ -225,7 +225,7 @@ const NEGATING_QUALIFIERS = new Set([
   // keys of data structures
   'public', 'pub', 'foreign', 'sort', 'partition', 'cache', 'lookup', 'dict', 'object', 'row', 'column', 'react', 'unique', 'composite', 'natural', 'surrogate', 'idempotency', 'dedup', 'dedupe', 'group', 'message', 'event', 'hash', 'range', 'index', 'i18n', 'translation', 'locale', 'route', 'query', 'search', 'state', 'registry', 'shortcut', 'hot', 'press', 'next', 'prev', 'previous', 'last', 'first', 'parent', 'child', 'node', 'item', 'entry', 'element', 'field', 'table', 'attr', 'attribute', 'property', 'prop', 'map', 'name', 'type', 'kind', 'tag', 'label', 's3', 'bucket', 'blob', 'asset', 'primary_key', 'sequence', 'schema', 'idx', 'cursor', 'sort_key',
   // tokens that are not credentials: LLM and lexer tokens, pagination, design tokens
-  'max', 'min', 'total', 'num', 'count', 'prompt', 'completion', 'input', 'output', 'context', 'reasoning', 'cached', 'page', 'continuation', 'pagination', 'sync', 'resume', 'cancellation', 'cancel', 'lexer', 'parser', 'syntax', 'ast', 'design', 'color', 'colour', 'theme', 'spacing', 'font', 'special', 'start', 'end', 'eos', 'bos', 'pad', 'unk', 'sep', 'mask', 'cls', 'vocab', 'word', 'sub', 'subword', 'byte', 'char', 'stop', 'new_token', 'added', 'image', 'audio', 'video', 'tool', 'thinking', 'expected', 'unexpected', 'current', 'peek', 'lookahead',
+  'max', 'min', 'total', 'num', 'count', 'prompt', 'completion', 'input', 'output', 'context', 'reasoning', 'cached', 'page', 'continuation', 'pagination', 'sync', 'resume', 'cancellation', 'cancel', 'lexer', 'parser', 'syntax', 'ast', 'design', 'color', 'colour', 'theme', 'spacing', 'font', 'special', 'start', 'end', 'eos', 'bos', 'pad', 'unk', 'sep', 'mask', 'cls', 'vocab', 'word', 'sub', 'subword', 'byte', 'char', 'stop', 'new_token', 'added', 'image', 'audio', 'video', 'tool', 'thinking', 'thought', 'expected', 'unexpected', 'current', 'peek', 'lookahead',
   // booleans and settings about a secret
   // quantifiers and ordinals: a pass of an algorithm, a predicate (lodash's `allPass`, `anyPass`; `secondPass`, `multiPass`)
   'all', 'any', 'every', 'each', 'second', 'third', 'multi', 'single', 'double', 'two',
@@ -287,12 +287,15 @@ function insideCodeBlock(text: string, s: number): boolean {
   return /^[ \t]+$/.test(text.slice(text.lastIndexOf('\n', s - 1) + 1, s)) && /(?:^|\n)[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+\w[^\n]*:[ \t]*\r?\n/.test(text.slice(from, s));
 }
 
-/** Whether the name at `s` is in a string that a quote right after its separator (at `sepEnd`) closes: `"unknown token: ", token`. */
+/**
+ * Whether the name at `s` is in a string that a quote right after its separator (at `sepEnd`) closes: `"unknown token: ", token`
+ * (or in Markdown's inline code, closed by a backtick: a release note's "from \x60New Password:\x60, since …").
+ */
 function insideString(text: string, s: number, sepEnd: number): boolean {
   let q = sepEnd;
   while (text[q] === ' ' || text[q] === '\t') q++;
   const quote = text[q];
-  if (quote !== '"' && quote !== "'") return false;
+  if (quote !== '"' && quote !== "'" && quote !== '`') return false;
   if (!/^[ \t]*(?:[,)+;.]|$)/m.test(text.slice(q + 1, q + 4))) return false;
   const lineStart = text.lastIndexOf('\n', s - 1) + 1;
   let n = 0;
@@ -554,7 +557,10 @@ function isBase64Credentials(v: string): boolean {
 function namedByValue(v: string, name: string): boolean {
   if (!/^_?[A-Za-z]+(?:_[A-Za-z]+)*$/.test(v) || looksRandom(v, 12)) return false;
   const part = spelled(name.slice(Math.max(name.lastIndexOf('-'), name.lastIndexOf('.'), name.lastIndexOf('/')) + 1));
-  if (part.length < 8 || v.length > part.length + 12 || !spelled(v).includes(part)) return false;
+  if (part.length < 8 || !spelled(v).includes(part)) return false;
+  // (longer only as a class's name of capitalised words ending in it: a type quoted in an annotation,
+  // `private_key: "_EllipticCurvePrivateKey"`)
+  if (v.length > part.length + 12 && !(v.length <= 64 && /^_?(?:[A-Z][a-z]+)+$/.test(v) && spelled(v).endsWith(part))) return false;
   return !BARE_SECRET_WORDS.has(part);
 }
 /** Secret words alone, with no qualifier: a field's last part that is one of these is not named by a value holding it. */
@@ -580,6 +586,24 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   if ((/\\[wdsWDSb]/.test(v) && /[[\]*+?]|\(\?/.test(v)) || /^(?:read|write|none|include|omit|same-origin)$/.test(v)) return false;
   // a field's word for what it holds (`"user.key": "value"`)
   if (/^(?:value|string|text)$/i.test(v)) return false;
+  // A node's or an anchor's name, `#` and lower-case words (xmlbuilder's `convertCDataKey = '#cdata'`, `#text`).
+  if (/^#[a-z]+(?:-[a-z]+)*$/.test(v)) return false;
+  // The bare word `private` is as often a directive or a visibility (Cache-Control's `private="location"`, which names
+  // a header field): a lower-case word after it is no secret.
+  if (/^private$/i.test(how.name) && /^[a-z]+(?:-[a-z]+)*$/.test(v)) return false;
+  // A template's fields, not their values: netrw's `"machine id password path"` names what goes where.
+  if (how.netrc && NETRC_FIELD_WORD.test(v)) return false;
+  // Perl's quote-like operators: a regex (`$Token = qr/[\x21…]/`), or a string whose text is on the lines below (`=> qq{`).
+  if (/^qr[/{([<|!#]/.test(v) || /^q[qw]?[{([<]$/.test(v)) return false;
+  // An auth scheme and a variable interpolated after it (Perl's `"Basic $encoded"`): the secret is the variable's.
+  if (/^[A-Za-z][\w-]*[ \t]+\$\{?[A-Za-z_]\w*\}?$/.test(v)) return false;
+  // An auth scheme with parameters whose values are words (httplib2's `'WSSE profile="UsernameToken"'`): no credential.
+  if (/^[A-Za-z][\w-]*(?:[ \t]+[A-Za-z][\w-]*="[A-Za-z]+(?:-[A-Za-z]+)*",?)+$/.test(v)) return false;
+  // A line of a text, words ending in an escaped line break (pydoc's topics: `'pass': 'The "pass" statement\n'`).
+  if (how.quoted && /\s/.test(v) && /\\n$/.test(v)) return false;
+  // Markdown's inline code after a name in a sentence: a lower-case word there names an identifier (espree's
+  // "every node and token: \x60start\x60 and \x60end\x60"), a value with a secret's shape is still one.
+  if (how.backtick && how.prose && !how.lineMode && /^[a-z]+(?:_[a-z]+)*$/.test(v)) return false;
   // Terraform's instance `private`: base64 of its JSON metadata (timeouts, schema version), not a key
   if (how.name === 'private' && /^eyJ[A-Za-z0-9+/]+={0,2}$/.test(v) && /^\{"[^"]{1,80}":/.test(Buffer.from(v, 'base64').toString('latin1'))) return false;
   // An id in its source's namespace, `codex:<uuid>`, `claude-code:7f3a`: the id is judged, and a UUID or a short hex id is none.
@@ -599,6 +623,9 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
   // A comparison with a word is a parser's or a protocol's (`token == "async"`, `key === "Enter"`); a password's
   // comparison, or one with a generated value, still gives the secret away (`if password == "…"`).
   if (how.sep === '==' && !how.passwordish && !looksRandom(v.replace(/^["'`]|["'`]$/g, ''), 8)) return false;
+  // (a password's comparison with a lower-case word of at most three letters tests a word or a user, pip's
+  // `user_pass == "git"`; `pass === "admin"` still gives a default password away)
+  if (how.sep === '==' && how.passwordish && /^["'`]?[a-z]{1,3}["'`]?$/.test(v)) return false;
   // A constant spelling its own name: `REFRESH_TOKEN = "refresh_token"`, `nullOrEmptyToken = "null_or_empty_token"`.
   // (of a dotted name, its last part: `AttributeOID.CHALLENGE_PASSWORD: "challengePassword"`)
   const last = how.name.slice(how.name.lastIndexOf('.') + 1);
@@ -627,6 +654,9 @@ function secretValue(value: string, strength: Strength, how: ValueContext): bool
     // `"password": password` in a dict or object literal is a variable unless it looks generated.
     if (UUID.test(v) && strength === 'weak' && !how.paired) return false;
     if (/^key$/i.test(how.name) && HEX_DIGEST.test(v) && !how.paired) return false;
+    // An OpenPGP key's id or fingerprint (16 or 40 hex digits of one case) under a name whose `key` has no secret's
+    // qualifier: Apache Commons' `<commons.releaseManagerKey>86fdc7e2a11262cb</…>`, public (not beside a user, nor in a query).
+    if (/^(?:[0-9a-f]{16}|[0-9A-F]{16}|[0-9a-f]{40}|[0-9A-F]{40})$/.test(v) && !how.paired && !how.query && /^.+[^A-Za-z]key$|[a-z]Key$/.test(how.name) && nameStrength(how.name) === 'weak') return false;
     return looksRandom(v, 16) || (strength === 'weak' && isBase64Credentials(v)) || (v.length >= 32 && /^[A-Za-z0-9+/=_-]+$/.test(v) && shannon(v) >= 4);
   }
   // Strong names: anything written as a literal, unless it is prose, a type or code.
@@ -712,7 +742,14 @@ interface ValueContext {
   query?: boolean;
   /** An unquoted name on its own line, set to a name, inside a block of code (braces, or a Python `def`). */
   inBlock?: boolean;
+  /** The value is quoted with backticks (Markdown's inline code, a template literal). */
+  backtick?: boolean;
+  /** A word and a blank come before the name (`node and token: …`): a sentence rather than a setting. */
+  prose?: boolean;
 }
+
+/** Words that name a netrc field rather than fill it (a template: `machine host login user password path`). */
+const NETRC_FIELD_WORD = /^(?:path|file|filename|dir|directory|host|hostname|user|userid|username|name|id|login|email|url)$/i;
 
 /** Before a setting's name: `npm config set`, `yc config set`, `aws configure set`, `git config --global`. */
 const CONFIG_SETTER = /(?:^|[\s;&|(])(?:[\w.-]{1,40}[ \t]+)?(?:config|configure)[ \t]+(?:set[ \t]+|(?:--(?:global|local|system|file[ \t=]+\S{1,200})[ \t]+){0,4})$/;
@@ -814,6 +851,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     if (!sep) continue;
     // `type CipherKey = …`, `class TokenStore:`, `interface Secret {`: declarations, not values.
     if (/(?:^|[^\w])(?:type|interface|class|enum|struct|def|function|func|fn|trait|impl|namespace|module)[ \t]+$/.test(text.slice(Math.max(0, s - 12), s))) continue;
+    // A switch's label, `case X.RefreshToken:` (minified code runs the next statement on, `…:o=await …`).
+    if (sep.sep === ':' && !quotedName && /(?:^|[;{}:\n])[ \t]*case[ \t]+$/.test(text.slice(Math.max(0, s - 40), s))) continue;
     // A ternary's branches (`isPrivate ? "restrictedPrivate" : "restricted"`, Perl's `$as->{pass} ? "PASS" : "FAIL"`).
     if (quotedName && sep.sep === ':' && /\?[ \t]*$/.test(text.slice(Math.max(0, openQuote - 8), openQuote))) continue;
     // A label inside a string, whose quote closes after the separator: `print("unknown token: ", token)`.
@@ -835,6 +874,9 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     const withQuoted = prev !== null && /^with$/i.test(prev[1]) && sep.sep === ' ' && /^[ \t]*["']/.test(text.slice(sep.end, sep.end + 4));
     let strength = nameStrength(prev && !quotedName && !withQuoted ? `${prev[1]}_${named}` : named) === 'none' ? 'none' : nameStrength(named);
     if (strength === 'none' || (call && strength !== 'strong')) continue;
+    // A model's signature of its reasoning (Claude's thinking blocks: `{"type": "thinking", …, "signature": "…"}`) is
+    // handed back to the model, not a credential.
+    if (quotedName && strength === 'weak' && /^signature$/i.test(name) && inThinkingBlock(text, openQuote)) continue;
     // A call's literal must look generated, as a weak name's value does (`setPassword("Enter it")` is text); so must a pair's.
     if (call || laterArgument || (pair && sep.sep === ',')) strength = 'weak';
     // After blanks alone: a strong name's value, and a generated value of a `--key` or `--auth` flag
@@ -932,7 +974,8 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     const inBlock = lineMode && spaced && !quotedName && !value.quoted && sep.sep === '=' && /^[A-Za-z_$][\w$]*$/.test(bare) && insideCodeBlock(text, s);
     // (an element with attributes is as often markup's vocabulary, `<token type="keyword">return</token>`: a password's shape only)
     if (attributed && !(typedPassword(bare) || looksRandom(bare, 12))) continue;
-    if (secretValue(secret, strength, { spaced, quoted: value.quoted, quotedName, sep: sep.sep, lineMode, passwordish, flag: flag || configured, netrc, paired, name, next, query, inBlock })) {
+    const backtick = value.quoted && text[value.start - 1] === BT;
+    if (secretValue(secret, strength, { spaced, quoted: value.quoted, quotedName, sep: sep.sep, lineMode, passwordish, flag: flag || configured, netrc, paired, name, next, query, inBlock, backtick, prose: prev !== null && !quotedName })) {
       let trimmed = secret.replace(/\s+$/, '');
       if (sep.sep === ' ' && !value.quoted) trimmed = trimmed.replace(/[.,:;!?)]+$/, '');
       found.push({ start: vs, end: vs + trimmed.length, secret: trimmed });
@@ -940,6 +983,18 @@ function scanAssignments(text: string, mark: Marker, nameHits?: readonly number[
     }
   }
   return splice(text, found, 'secret', mark);
+}
+
+/**
+ * Whether the JSON object holding the key quoted at `at` is a thinking block (`"type": "thinking"` or
+ * `"redacted_thinking"`, plain or inside a JSON string's escapes): the last `"type"` key before it is the object's own
+ * (a string's quotes are escaped, so no `"type"` inside the thinking text matches).
+ */
+function inThinkingBlock(text: string, at: number): boolean {
+  const plain = text.lastIndexOf('"type"', at);
+  const escaped = text.lastIndexOf('\\"type\\"', at);
+  const t = Math.max(plain, escaped);
+  return t >= 0 && /^\\?"type\\?"[ \t]*:[ \t]*\\?"(?:redacted_)?thinking\\?"/.test(text.slice(t, t + 48));
 }
 
 /** The scalar alone on the line below a `name:` that ends its line, indented deeper than the name (YAML's plain scalar). */
@@ -1585,6 +1640,8 @@ function redactAuthorization(text: string, mark: Marker): string {
       // `Authorization: Basic dXNlcjpwYXNz`, `Authorization: Bearer eyJ…`, `Authorization: token ghp_…`
       // (nor the next flag of a command line: `--allow-interactive-authorization=no --augment-creds=no`)
       if (cred.includes(MARKER_PREFIX) || notALiteral(cred) || cred.length < 8 || cred.startsWith('--')) return all;
+      // (nor a parameter's name, its quoted value next: `'WSSE profile="UsernameToken"'`; a base64 credential has capitals)
+      if (/^[a-z]+(?:-[a-z]+)*=$/.test(cred)) return all;
       // After a blank alone, the words may be prose (`Authorization 'Basic authentication failed'`).
       if (!/[:=,]/.test(head) && !(isBase64Credentials(cred) || looksRandom(cred, 16) || secretLike(cred))) return all;
       // Rails' `Authorization: Token token=<v>` (PagerDuty): the label stays.
@@ -1712,9 +1769,11 @@ function redactCommandFlags(text: string, mark: Marker, commands: typeof COMMAND
   let out = text;
   for (const { command, flag, keep } of commands) {
     if (!command.test(out)) continue;
-    out = editLines(out, command, (line) => {
+    out = editLines(out, command, (line, m) => {
       flag.lastIndex = 0;
-      return line.replace(flag, (all, _q: string | undefined, quoted: string | undefined, bare: string | undefined) => {
+      return line.replace(flag, (all, _q: string | undefined, quoted: string | undefined, bare: string | undefined, at0: number) => {
+        // (a flag before the command's name is no flag of it: "use gcc -pg, gprof to do profiling on unzip")
+        if (at0 < m.index) return all;
         const secret = quoted ?? bare ?? '';
         // A marker an earlier rule left (`-u [REDACTED:…]:`) is not a user and a password.
         if (secret.length < 2 || all.includes(MARKER_PREFIX) || notALiteral(secret) || /^\$/.test(secret) || keep?.(secret)) return all;

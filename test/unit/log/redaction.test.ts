@@ -509,6 +509,76 @@ test('rule set 11: code, grammars and documentation that only look like assignme
   ]);
 });
 
+test('rule set 11: real-text false positives (attribute values, node names, class names, templates, property paths, comparisons, model signatures, prose) are kept; their secret-holding twins are not', () => {
+  const r = new Redactor();
+  assertKept(r, [
+    // Cache-Control's `private="<field>"` directive (undici): a lower-case word after the bare word `private`
+    '  // Folding a redirect that says `private="location"` would preserve the',
+    // a DOM or XML node's name (xmlbuilder)
+    "    XMLStringifier.prototype.convertCDataKey = '#cdata';",
+    // a class's name quoted in a Python annotation (cryptography)
+    '    backend: "Backend", private_key: "_EllipticCurvePrivateKey", data: bytes',
+    // an auth scheme with word-valued parameters (httplib2's WSSE profile), in code and quoted in a doc
+    '        headers["authorization"] = \'WSSE profile="UsernameToken"\'',
+    "  named in a string), `Authorization = 'WSSE profile=\"UsernameToken\"'`, netrw's",
+    // a netrc template naming its fields (Vim's netrw)
+    '     echomsg \':Nread "machine id password path"           uses ftp\'',
+    '  " mipf     : a:machine a:id password filename\t     Use ftp',
+    '\t:Nwrite "machine id password path"\t\tuses ftp',
+    // an OpenPGP key's id and fingerprint under a name whose key has no secret's qualifier (Apache Commons' poms)
+    '\t\t<commons.releaseManagerKey>86fdc7e2a11262cb</commons.releaseManagerKey>',
+    '\t\t<commons.releaseManagerKey>B6E73D84EA4FCC47166087253FAAD2CD5ECBB314</commons.releaseManagerKey>',
+    // a comparison with a word too short for a password (pip)
+    '            and user_pass == "git"',
+    // a line of a text ending in an escaped line break (pydoc's topics)
+    " 'pass': 'The \"pass\" statement\\n'",
+    // a model's signature of its reasoning: Gemini's thought parts, Claude's thinking blocks (plain and JSON-escaped)
+    '    {"text": "Looking for the city list.", "thought": true, "thoughtSignature": "c2lnLXRob3VnaHQ="},',
+    '{"type": "thinking", "thinking": "Read the test file first.", "signature": "EqoBCkgIBxABGAIiQGZha2Utc2lnbmF0dXJl"}',
+    '"{\\"type\\":\\"thinking\\",\\"thinking\\":\\"Read it.\\",\\"signature\\":\\"EqoBCkgIBxABGAIiQGZha2Utc2lnbmF0dXJl\\"}"',
+    // Markdown's inline code naming an identifier after a name in a sentence (espree's README)
+    '* There are two addition properties on every node and token: `start` and `end`. These represent the same data as `range` and are used internally by Acorn.',
+    // a name closing an inline code span (a release note)
+    '* Changed the prompt from `Instance Password:` to `New Password:`, since `set-password` changes a user\'s password.',
+    // a switch's labels in minified code (MSAL)
+    'case qa.AccessToken:case qa.AccessTokenAndRefreshToken:o=await this.acquireTokenFromCacheInternal(t);break;',
+    // a flag before the command's name (unzip's ToDo)
+    ' - use gcc -pg, gprof to do profiling on unzip',
+    // Perl's quote-like operators and an interpolated variable after an auth scheme
+    'proxy_pass => qq{',
+    'my $Token = qr/[\\x21\\x23-\\x27\\x2A\\x2B\\x2D\\x2E\\x30-\\x39\\x41-\\x5A\\x5E-\\x7A\\x7C\\x7E]/;',
+    '          $http->add_req_header("Authorization", "Basic $encoded");',
+  ]);
+  assertHidden(r, [
+    ['  // a header that says `private="Hq7Xk2Lm9Pv4Tz"` here', 'Hq7Xk2Lm9Pv4Tz'],
+    ['  PRIVATE: "hunter2 xyz"', 'hunter2 xyz'],
+    ["    XMLStringifier.prototype.signingKey = '#Hq7Xk2Lm9Pv4';", '#Hq7Xk2Lm9Pv4'],
+    ['    backend: "Backend", private_key: "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", data: bytes', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC'],
+    ['        headers["authorization"] = \'Bearer Hq7Xk2Lm9Pv4Tz8Rw3Yb\'', 'Hq7Xk2Lm9Pv4Tz8Rw3Yb'],
+    ['        headers["authorization"] = \'Digest username="bob", response="6629fae49393a05397450978507c4ef1"\'', '6629fae49393a05397450978507c4ef1'],
+    ['Authorization: Basic dXNlcjpwYXNzd29yZDE=', 'dXNlcjpwYXNzd29yZDE='],
+    ['     echomsg \':Nread "machine id password Hq7Xk2Lm9Pv4"           uses ftp\'', 'Hq7Xk2Lm9Pv4'],
+    ['machine imap2 login bob password bobwillknow', 'bobwillknow'],
+    ['\t\t<commons.releaseManagerKey>Hq7Xk2Lm9Pv4Tz8Rw3YbQ</commons.releaseManagerKey>', 'Hq7Xk2Lm9Pv4Tz8Rw3YbQ'],
+    ['\t\t<weather.apiKey>86fdc7e2a11262cb</weather.apiKey>', '86fdc7e2a11262cb'],
+    ['metadata = (("x-goog-api-key", "cd58901dc6f37965ca7b6363d989cda60417375a"),)', 'cd58901dc6f37965ca7b6363d989cda60417375a'],
+    ['            and user_pass == "Hq7Xk2Lm9Pv4"', 'Hq7Xk2Lm9Pv4'],
+    ['if password == "letmein":', 'letmein'],
+    ['if (pass === "admin") login();', 'admin'],
+    [" 'pass': 'Tr0ub4dor&3xK9'", 'Tr0ub4dor&3xK9'],
+    ['    {"text": "Looking for the city list.", "thoughtKey": "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW"},', 'AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW'],
+    ['{"type": "text", "text": "done", "signature": "EqoBCkgIBxABGAIiQGZha2Utc2lnbmF0dXJlTk9UaGlua2luZw"}', 'EqoBCkgIBxABGAIiQGZha2Utc2lnbmF0dXJlTk9UaGlua2luZw'],
+    ['{"type": "thinking", "thinking": "x", "signature": "abc"}, {"type": "tool_use", "input": {"signature": "EqoBCkgIBxABGAIiQGZha2Utc2lnbmF0dXJlTk9UaGlua2luZw"}}', 'EqoBCkgIBxABGAIiQGZha2Utc2lnbmF0dXJlTk9UaGlua2luZw'],
+    ['* Set the token: `Xk9vQ2mLp7Zt4Rw8` and restart.', 'Xk9vQ2mLp7Zt4Rw8'],
+    ['* Use `PASSWORD: Hq7Xk2Lm9Pv4`, then restart.', 'Hq7Xk2Lm9Pv4'],
+    ['showcase token: Hq7Xk2Lm9Pv4Tz8Rw3Yb', 'Hq7Xk2Lm9Pv4Tz8Rw3Yb'],
+    [' - use unzip -pHq7Xk2Lm9Pv4 archive.zip', 'Hq7Xk2Lm9Pv4'],
+    ["proxy_pass => 'Hq7Xk2Lm9Pv4'", 'Hq7Xk2Lm9Pv4'],
+    ["my $Token = 'Hq7Xk2Lm9Pv4Tz8Rw3Yb';", 'Hq7Xk2Lm9Pv4Tz8Rw3Yb'],
+    ['          $http->add_req_header("Authorization", "Basic dXNlcjpIcTdYazJMbTlQdjQ=");', 'dXNlcjpIcTdYazJMbTlQdjQ='],
+  ]);
+});
+
 test('rule set 11 (set AH): secrets inside other agents\' stored transcripts, in JSON strings\' escapes', () => {
   const r = new Redactor();
   assertHidden(r, [

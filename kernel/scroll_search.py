@@ -60,6 +60,8 @@ FIRST_PERSON = frozenset(_C["FIRST_PERSON"])  # selfReference.ts
 SECOND_PERSON = frozenset(_C["SECOND_PERSON"])
 REQUEST_WORDS = frozenset(_C["REQUEST_WORDS"])
 SELF_SHARE = _C["SELF_SHARE"]
+PROXIMITY_SHARE = _C["PROXIMITY_SHARE"]  # proximity.ts
+PROXIMITY_WINDOW = _C["PROXIMITY_WINDOW"]
 INDEX_VERSION = _C["INDEX_VERSION"]  # of the index text TypeScript writes; scroll_meta 'index_version'
 
 del _C
@@ -612,7 +614,8 @@ def _ends_part(s, i):
 
 
 def snippet_prefixes(keys):
-    """Search prefixes for the keys: the stem minus a trailing i/e Porter may have written; a key
+    """Search prefixes for the keys: the stem minus a trailing i/e Porter may have written (a three-letter
+    stem ending in i also with y instead: dai -> dai, day); a key
     holding CJK as it is (none beyond the BMP, as snippet.ts); other non-ASCII keys are left out."""
     out = []
     for k in keys:
@@ -622,6 +625,10 @@ def snippet_prefixes(keys):
             p = p[:-1]
         if p and (ascii_key or (HAS_CJK.search(p) and all(ord(c) <= 0xFFFF for c in p))) and p not in out:
             out.append(p)
+        # Porter writes a short word's final y as i (day -> dai, buy -> bui), a prefix of neither word.
+        y = p[:2] + "y" if ascii_key and len(p) == 3 and p[-1] == "i" else ""
+        if y and y not in out:
+            out.append(y)
     return out
 
 
@@ -666,9 +673,9 @@ def _add_match(matches, start, end, key):
     matches.append([start, end, keys])
 
 
-def make_snippet(content, keys):
-    """About 64 tokens (SNIPPET_CHARS characters) covering the most distinct keys, matches in « »."""
-    prefixes = snippet_prefixes(keys)
+def key_matches(content, prefixes):
+    """The matches of `prefixes` that a snippet of `content` marks: [start, end, set(prefix indexes)],
+    offsets in code points (snippet.ts keyMatches)."""
     matches = []  # [start, end, set(key ids)]
     text = content if _ASCII.match(content) else _folded_copy(content)
     if prefixes and text is not None:
@@ -698,6 +705,12 @@ def make_snippet(content, keys):
             while end < len(text) and _is_word_at(text, end):
                 end += 1
             _add_match(matches, start, end, ids[p])
+    return matches
+
+
+def make_snippet(content, keys):
+    """About 64 tokens (SNIPPET_CHARS characters) covering the most distinct keys, matches in « »."""
+    matches = key_matches(content, snippet_prefixes(keys))
     ws = 0
     if matches:
         best, best_count = -1, -1
@@ -932,15 +945,50 @@ def day_number(ts):
         return -1
 
 
-def _events_holding(conn, seqs, kinds):
-    """Of `seqs`, the events whose stored text holds a cue of one of `kinds` (search.ts eventsHolding)."""
-    out = set()
+def _read_texts(conn, seqs, texts):
+    """Adds the stored text of each of `seqs` not yet in `texts` (search.ts eachStoredText); returns `texts`."""
+    seqs = [x for x in seqs if x not in texts]
     for i in range(0, len(seqs), 500):
         chunk = seqs[i:i + 500]
         for row in conn.execute("SELECT seq, content FROM events WHERE seq IN (%s)" % ", ".join("?" * len(chunk)), chunk):
-            if holds_answer_type(row[1] if isinstance(row[1], str) else "" if row[1] is None else str(row[1]), kinds):
-                out.add(int(row[0]))
-    return out
+            texts[int(row[0])] = row[1] if isinstance(row[1], str) else "" if row[1] is None else str(row[1])
+    return texts
+
+
+def _events_holding(texts, kinds):
+    """Of the events whose text is given, those holding a cue of one of `kinds` (search.ts eventsHolding)."""
+    return {seq for seq, text in texts.items() if holds_answer_type(text, kinds)}
+
+
+def term_prefixes(terms):
+    """The snippet prefixes of every term and, for each, the term it belongs to (proximity.ts termPrefixes)."""
+    prefixes, term_of = [], []
+    for i, t in enumerate(terms):
+        for p in snippet_prefixes(t["keys"]):
+            if p not in prefixes:
+                prefixes.append(p)
+                term_of.append(i)
+    return prefixes, term_of, len(terms)
+
+
+def near_pair_share(text, tp):
+    """The share of the query's adjacent term pairs whose words start within PROXIMITY_WINDOW
+    characters of each other in `text` (proximity.ts nearPairShare)."""
+    prefixes, term_of, n = tp
+    pairs = n - 1
+    if pairs < 1 or not prefixes:
+        return 0
+    last = [-math.inf] * n
+    near = [False] * pairs
+    for start, _, keys in key_matches(text, prefixes):
+        for key in keys:
+            i = term_of[key]
+            if i > 0 and start - last[i - 1] <= PROXIMITY_WINDOW:
+                near[i - 1] = True
+            if i < pairs and start - last[i + 1] <= PROXIMITY_WINDOW:
+                near[i] = True
+            last[i] = start
+    return sum(near) / pairs
 
 
 def _events_of_kind(conn, seqs, kind):
@@ -953,10 +1001,20 @@ def _events_of_kind(conn, seqs, kind):
     return out
 
 
-def _with_context(conn, matched, plan, window, answer=None, about_user=False):
-    """Context, sitting (same session and day, within SITTING_WINDOW seqs), date-window, answer-type and user-message re-ranking (search.ts withContext)."""
+def _with_context(conn, matched, plan, window, answer=None, about_user=False, terms=()):
+    """Proximity, context, sitting (same session and day, within SITTING_WINDOW seqs), date-window, answer-type and user-message re-ranking (search.ts withContext)."""
     if not matched:
         return []
+    texts = {}  # each event's stored text, read once for whichever lift needs it
+    if len(terms) > 1 and PROXIMITY_SHARE > 0:
+        tp = term_prefixes(terms)
+        _read_texts(conn, list(matched), texts)
+        for seq in list(matched):
+            text = texts.get(seq)
+            share = 0 if text is None else near_pair_share(text, tp)
+            if share > 0:
+                score, precise = matched[seq]
+                matched[seq] = (score * (1 + PROXIMITY_SHARE * share), precise)
     best = sorted(matched.items(), key=lambda e: (0 if e[1][1] else 1, -e[1][0], -e[0]))[:CONTEXT_OF]
     around = set(matched)  # every candidate is placed: a sitting lifts all its candidates alike
     for seq, _ in best:
@@ -1021,7 +1079,7 @@ def _with_context(conn, matched, plan, window, answer=None, about_user=False):
         precise = own is not None and own[1]
         out.append((seq, score, "every" if precise else "some" if own is not None else "context"))
     if answer is not None and ANSWER_TYPE_SHARE > 0:
-        typed = _events_holding(conn, [r[0] for r in out], answer)
+        typed = _events_holding(_read_texts(conn, [r[0] for r in out], texts), answer)
         out = [(seq, score * (1 + ANSWER_TYPE_SHARE) if seq in typed else score, m) for seq, score, m in out]
     if about_user and SELF_SHARE > 0:
         own = _events_of_kind(conn, [r[0] for r in out], "user_message")
@@ -1076,7 +1134,7 @@ def _rank_page(conn, terms, plan, k, offset, window=None, answer=None, about_use
         for seq, r in or_first:
             if int(seq) not in matched:
                 matched[int(seq)] = (-r, False)
-    head = _with_context(conn, matched, plan, window, answer, about_user)
+    head = _with_context(conn, matched, plan, window, answer, about_user, terms)
     # One fixed list by score, whatever the page (see search.ts).
     pool = {h[0]: h for h in head}
     for seq, (score, precise) in matched.items():

@@ -156,12 +156,15 @@ class SearchParityTest(unittest.TestCase):
         self.assertEqual(set(_shared_constants()["STOP_WORDS"]), set(scroll_search.STOP_WORDS))
 
     def _typescript(self, module, expression, **values):
-        """`expression` evaluated by node with the built out/src/core/search/<module> as `a` and each of `values` bound."""
+        """`expression` evaluated by node with the built out/src/core/search/<module> as `a`, query.js as `p`
+        and each of `values` bound."""
         built = os.path.join(ROOT, "out", "src", "core", "search", module)
         if not os.path.exists(built):
             self.skipTest("out/ is not built (npx tsc -p .)")
         binds = "".join("const %s = %s;" % (k, json.dumps(v)) for k, v in values.items())
-        script = "const a = require(%s); %s process.stdout.write(JSON.stringify(%s))" % (json.dumps(built), binds, expression)
+        query = os.path.join(ROOT, "out", "src", "core", "search", "query.js")
+        script = "const a = require(%s); const p = require(%s); %s process.stdout.write(JSON.stringify(%s))" % (
+            json.dumps(built), json.dumps(query), binds, expression)
         r = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
         return json.loads(r.stdout)
@@ -183,6 +186,24 @@ class SearchParityTest(unittest.TestCase):
                                               q=questions, t=texts, k=kinds)
         self.assertEqual([scroll_search.answer_type_of(q) for q in questions], ts_types)
         self.assertEqual([[scroll_search.holds_answer_type(t, k) for k in kinds] for t in texts], ts_holds)
+
+    def test_proximity_equals_typescript(self):
+        # The same query and text must give the same share of adjacent terms found together in
+        # TypeScript (the built proximity.js): code points, stems, irregular forms, parts, CJK.
+        gap = "x" * (scroll_search.PROXIMITY_WINDOW - 7)
+        queries = ["red barn", "night train ticket", "what did Melanie buy", "user id", "retries exhausted",
+                   "\uc7ac\uc2dc\ub3c4 \u4e0a\u9650", "what day", "barn", ""]
+        texts = ["the red barn", "red %s\U0001f600\U0001f600 barn" % gap, "red %s\U0001f600\U0001f600\U0001f600 barn" % gap,
+                 "barn %s the barn was red" % ("x" * 80), "the night train left; %s a ticket" % ("z" * 70),
+                 "Melanie: we bought a tent", "getUserById(user_id)", "the retry budget was exhausted",
+                 "\uc7ac\uc2dc\ub3c4\ub97c \u4e0a\u9650\u662f", "what a day", "Caf\u00e9 red barn", ""]
+        ts = self._typescript("proximity.js", "q.map((x) => t.map((y) => a.nearPairShare(y, a.termPrefixes(p.parseQuery(x).terms))))",
+                              q=queries, t=texts)
+        py = [[scroll_search.near_pair_share(t, scroll_search.term_prefixes(scroll_search.parse_query(q)["terms"])) for t in texts]
+              for q in queries]
+        self.assertEqual(py, ts)
+        self.assertEqual(py[0][1], 1)  # two emoji are two characters: within the window
+        self.assertEqual(py[0][2], 0)
 
     def test_questions_about_the_user_equal_typescript(self):
         # The same strings must give the same answer in TypeScript (the built selfReference.js).

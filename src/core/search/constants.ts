@@ -86,3 +86,7 @@ export const SECOND_PERSON: ReadonlySet<string> = new Set(rules.SECOND_PERSON);
 export const REQUEST_WORDS: ReadonlySet<string> = new Set(rules.REQUEST_WORDS);
 /** Share by which a query about the user lifts the user's messages among the ranked events. */
 export const SELF_SHARE: number = rules.SELF_SHARE;
+/** Share by which a candidate whose adjacent query terms stand close together is lifted (proximity.ts). */
+export const PROXIMITY_SHARE: number = rules.PROXIMITY_SHARE;
+/** How close, in characters between the starts of two matched words, counts as together. */
+export const PROXIMITY_WINDOW: number = rules.PROXIMITY_WINDOW;

@@ -34,7 +34,8 @@ import { holdsAnswerType, type AnswerType } from './answerType';
 import { makeSnippet } from './snippet';
 import { stemKey } from './tokens';
 import { isCorruptionError } from '../db/sqliteErrors';
-import { ANSWER_TYPE_SHARE, BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, CONTEXT_FAR, CONTEXT_NEAR, CONTEXT_OF, DATE_SHARE, DEFAULT_K, MAX_K, MAX_OFFSET, MIN_CANDIDATES, SEGMENT_SHARE, SELF_SHARE, SITTING_WINDOW } from './constants';
+import { ANSWER_TYPE_SHARE, BM25_WEIGHTS, BROADEN_BELOW, COMMON_SHARE, CONTEXT_FAR, CONTEXT_NEAR, CONTEXT_OF, DATE_SHARE, DEFAULT_K, MAX_K, MAX_OFFSET, MIN_CANDIDATES, PROXIMITY_SHARE, SEGMENT_SHARE, SELF_SHARE, SITTING_WINDOW } from './constants';
+import { nearPairShare, termPrefixes } from './proximity';
 
 /** Said when SQLite reports damage during a search: the index is derived, the log can rebuild it. */
 export const DAMAGED_INDEX_HINT = 'the search index may be damaged: `scroll reindex` rebuilds it from the log';
@@ -409,7 +410,8 @@ function contextPlaces(db: SearchDatabase, seqs: number[], plan: Plan): Map<numb
 /**
  * Re-ranks every candidate and adds the neighbours (±1, ±2 in the same session and day, passing
  * the filters) of the best CONTEXT_OF. Each scores its own bm25 (0 for a neighbour that is not a
- * candidate), plus CONTEXT_NEAR/CONTEXT_FAR of its best neighbour
+ * candidate; a candidate's × (1 + PROXIMITY_SHARE × its share of adjacent query terms that stand
+ * within PROXIMITY_WINDOW characters: proximity.ts), plus CONTEXT_NEAR/CONTEXT_FAR of its best neighbour
  * 1/2 events away, plus SEGMENT_SHARE of the best candidate of its sitting (the same session on the
  * same day, at most SITTING_WINDOW seqs away: session-then-turn ranking; every candidate is placed,
  * and counts in its own sitting), plus DATE_SHARE of the best candidate's score when its day
@@ -418,8 +420,29 @@ function contextPlaces(db: SearchDatabase, seqs: number[], plan: Plan): Map<numb
  * when it is a user_message and the query asks about what the user said (selfReference.ts). OR-only matches and
  * neighbours are `broadened`.
  */
-function withContext(db: SearchDatabase, matched: Map<number, { score: number; precise: boolean }>, plan: Plan, window: DateWindow | undefined, lifts: Lifts = {}): Ranked[] {
+function withContext(db: SearchDatabase, matched: Map<number, { score: number; precise: boolean }>, plan: Plan, window: DateWindow | undefined, lifts: Lifts = {}, terms: readonly QueryTerm[] = []): Ranked[] {
   if (matched.size === 0) return [];
+  // Each event's stored text is read once, for whichever lifts below need it.
+  const texts = new Map<number, string>();
+  const textsOf = (seqs: readonly number[]) => {
+    eachStoredText(db, seqs.filter((s) => !texts.has(s)), (seq, text) => texts.set(seq, text));
+    return texts;
+  };
+  if (terms.length > 1 && PROXIMITY_SHARE > 0) {
+    // Term proximity (proximity.ts): a candidate whose adjacent query words stand together is
+    // lifted before its neighbours and its sitting read its score.
+    const tp = termPrefixes(terms);
+    const candidates = [...matched.keys()];
+    textsOf(candidates);
+    for (const seq of candidates) {
+      const text = texts.get(seq);
+      const share = text === undefined ? 0 : nearPairShare(text, tp);
+      if (share > 0) {
+        const m = matched.get(seq)!;
+        matched.set(seq, { score: m.score * (1 + PROXIMITY_SHARE * share), precise: m.precise });
+      }
+    }
+  }
   // Only the best CONTEXT_OF candidates and their neighbours are looked up around: each
   // looked-up neighbour costs a row read, and deeper pages follow plain bm25 order.
   const best = [...matched.entries()]
@@ -478,7 +501,7 @@ function withContext(db: SearchDatabase, matched: Map<number, { score: number; p
   if (answer !== undefined && ANSWER_TYPE_SHARE > 0) {
     // Answer-type matching: of the events ranked here, those holding an expression of the kind
     // the question asks for (a time for "when", a number for "how many") score × (1 + share).
-    const typed = eventsHolding(db, out.map((r) => r.seq), answer);
+    const typed = eventsHolding(textsOf(out.map((r) => r.seq)), answer);
     for (const r of out) if (typed.has(r.seq)) r.score *= 1 + ANSWER_TYPE_SHARE;
   }
   if (lifts.aboutUser && SELF_SHARE > 0) {
@@ -490,12 +513,10 @@ function withContext(db: SearchDatabase, matched: Map<number, { score: number; p
   return out;
 }
 
-/** Of `seqs`, the events whose stored text holds an expression of the kind `answer` (answerType.ts). */
-function eventsHolding(db: SearchDatabase, seqs: readonly number[], answer: AnswerType): Set<number> {
+/** Of the events whose stored text is given, those holding an expression of the kind `answer` (answerType.ts). */
+function eventsHolding(texts: ReadonlyMap<number, string>, answer: AnswerType): Set<number> {
   const out = new Set<number>();
-  eachStoredText(db, seqs, (seq, text) => {
-    if (holdsAnswerType(text, answer)) out.add(seq);
-  });
+  for (const [seq, text] of texts) if (holdsAnswerType(text, answer)) out.add(seq);
   return out;
 }
 
@@ -769,7 +790,7 @@ function rankPage(db: SearchDatabase, terms: QueryTerm[], plan: Plan, k: number,
       if (!matched.has(r.seq)) matched.set(r.seq, { score: -r.r, precise: false });
     }
   }
-  const head = withContext(db, matched, plan, window, lifts);
+  const head = withContext(db, matched, plan, window, lifts, terms);
   // One fixed list by score, whatever the page: the head (context-ranked), the other candidates,
   // and, when the page reaches past them, the remaining matches in bm25 order (OR-only ones too
   // when the query broadens). Every match not fetched scores at most the last one fetched, and

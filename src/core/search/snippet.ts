@@ -49,7 +49,8 @@ function endsPart(s: string, i: number): boolean {
 }
 
 /**
- * Search prefixes for the keys: the stem minus a trailing i/e Porter may have written; a key
+ * Search prefixes for the keys: the stem minus a trailing i/e Porter may have written (a
+ * three-letter stem ending in i also with y instead: `dai` → `dai`, `day`); a key
  * holding CJK (Han, kana, Hangul) as it is. Other non-ASCII keys are left out (case folding outside
  * ASCII differs between the two implementations), and so are keys with characters beyond the BMP
  * (JavaScript counts them as two units).
@@ -62,6 +63,9 @@ export function snippetPrefixes(keys: readonly string[]): string[] {
     const ascii = /^[\x00-\x7f]*$/.test(p);
     if (ascii && p.length > 3 && (p.endsWith('i') || p.endsWith('e'))) p = p.slice(0, -1);
     if (p && (ascii || (HAS_CJK.test(p) && !SURROGATE.test(p))) && !out.includes(p)) out.push(p);
+    // Porter writes a short word's final y as i (day → dai, buy → bui), a prefix of neither word.
+    const y = ascii && p.length === 3 && p.endsWith('i') ? p.slice(0, 2) + 'y' : '';
+    if (y && !out.includes(y)) out.push(y);
   }
   return out;
 }
@@ -187,9 +191,16 @@ const ASTRAL_LETTER = /^[\p{L}\p{N}]$/u;
 
 export function makeSnippet(content: string, keys: readonly string[]): string {
   if (!SURROGATE.test(content)) return snippetOf(content, keys, (a, b) => content.slice(a, b));
-  // Python indexes text by code point, JavaScript by UTF-16 unit, so an emoji counts 1 there and 2
-  // here. Windows are measured on a copy in which each astral character is one unit of the same
-  // kind (word or not); the snippet is then cut from the original at the mapped offsets.
+  const { units, offsets } = codePointUnits(content);
+  return snippetOf(units, keys, (a, b) => content.slice(offsets[a], offsets[b]));
+}
+
+/**
+ * Python indexes text by code point, JavaScript by UTF-16 unit, so an emoji counts 1 there and 2
+ * here. Windows and distances are measured on a copy in which each astral character is one unit of
+ * the same kind (word or not); `offsets` maps a unit back to the original.
+ */
+function codePointUnits(content: string): { units: string; offsets: number[] } {
   let units = '';
   const offsets: number[] = [];
   for (let i = 0; i < content.length; ) {
@@ -204,17 +215,29 @@ export function makeSnippet(content: string, keys: readonly string[]): string {
     }
   }
   offsets.push(content.length);
-  return snippetOf(units, keys, (a, b) => content.slice(offsets[a], offsets[b]));
+  return { units, offsets };
+}
+
+/** The matches of `prefixes` in text of one unit per character, as its snippet marks them. */
+function matchesOf(content: string, prefixes: readonly string[]): Match[] {
+  // eslint-disable-next-line no-control-regex
+  const ascii = /^[\x00-\x7f]*$/.test(content);
+  const text = ascii ? content : foldedCopy(content);
+  return prefixes.length > 0 && text !== null ? findMatches(text, prefixes, ascii ? 'indexOf' : 'regex') : [];
+}
+
+/**
+ * The matches of `prefixes` (snippetPrefixes) in `content` that its snippet would mark, at offsets
+ * counted in code points (as kernel/scroll_search.py counts them); each match's `keys` are indexes
+ * into `prefixes`.
+ */
+export function keyMatches(content: string, prefixes: readonly string[]): Match[] {
+  return matchesOf(SURROGATE.test(content) ? codePointUnits(content).units : content, prefixes);
 }
 
 /** The snippet of `content` (one unit per character); `slice` cuts the text shown. */
 function snippetOf(content: string, keys: readonly string[], slice: (from: number, to: number) => string): string {
-  const prefixes = snippetPrefixes(keys);
-  const matches: Match[] = [];
-  // eslint-disable-next-line no-control-regex
-  const ascii = /^[\x00-\x7f]*$/.test(content);
-  const text = ascii ? content : foldedCopy(content);
-  if (prefixes.length > 0 && text !== null) matches.push(...findMatches(text, prefixes, ascii ? 'indexOf' : 'regex'));
+  const matches = matchesOf(content, snippetPrefixes(keys));
 
   let ws = 0;
   if (matches.length > 0) {

@@ -45,3 +45,9 @@ test('snippet matches: CJK keys are marked where they occur inside a run; a word
   assert.equal(makeSnippet('the retry上限 was reached twice', ['retri', '上限']), 'the «retry上限» was reached twice');
   assert.equal(makeSnippet('x上限上限_retry ok', ['上限', 'retri']), '«x上限上限_retry» ok');
 });
+
+test("snippet matches: a three-letter stem Porter ended in i also matches its word's y (day, key, buy were never marked)", () => {
+  assert.deepEqual(snippetPrefixes(['dai', 'kei', 'bui', 'ski', 'happi']), ['dai', 'day', 'kei', 'key', 'bui', 'buy', 'ski', 'sky', 'happ']);
+  assert.equal(makeSnippet('On that day I paid the key fee to buy a kayak.', ['dai', 'kei', 'bui']), 'On that «day» I paid the «key» fee to «buy» a kayak.');
+  assert.equal(makeSnippet('two days later', ['dai']), 'two «days» later');
+});

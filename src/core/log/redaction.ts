@@ -19,7 +19,7 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, wri
 import { InvalidInputError, errorMessage } from '../errors';
 
 /** Goes into every redacted event's `meta.redaction`: bump it whenever the rules change what they catch. */
-export const REDACTION_RULESET_VERSION = '11';
+export const REDACTION_RULESET_VERSION = '12';
 
 /** Builds the text that replaces `secret` (found by a rule of `type`). */
 export type Marker = (type: string, secret: string) => string;
@@ -1182,7 +1182,7 @@ export const TOKEN_FAMILIES: readonly Family[] = [
   { type: 'aws_session_token', source: `IQoJb3JpZ2luX2Vj[${B62}+/]{100,}={0,2}` },
   // base64 of `{"auths":` (a docker config), of a PEM private key, of a JWT
   { type: 'docker_config', source: `(?:eyJhdXRocyI6|ewogICJhdXRocyI6|ewoJImF1dGhzIjo|eyAiYXV0aHMiOi)[${B62}+/]{16,}={0,2}` },
-  { type: 'private_key', source: `LS0tLS1CRUdJTi[${B62}+/]{40,}={0,2}`, keep: (t) => !decodes(t.slice(0, 96), /PRIVATE KEY/) },
+  { type: 'private_key', source: `LS0tLS1CRUdJTi[${B62}+/]{40,}={0,2}`, keep: (t) => !decodes(t.slice(0, 96), /PRIVATE KEY|OpenVPN Static key/) },
   { type: 'jwt', source: `ZXlK[${B62}+/]{60,}={0,2}`, keep: (t) => !decodes(t.slice(0, 400), /^eyJ[\w-]+\.[\w-]+/) },
   { type: 'jwt', source: `eyJ[${B62}_-]{8,}\\.[${B62}_-]{8,}\\.[${B62}_-]*(?:\\.[${B62}_-]+){0,2}` },
   // `<vendor>_<live|test|prod>_<generated>` and `<…sk|key|pat|tok>_<generated>`: unknown vendors with the usual shapes
@@ -1584,7 +1584,7 @@ function redactBareAwsSecretKeys(text: string, mark: Marker): string {
  * `crypto isakmp key <key> address …` and `pre-shared-key <key>`, Dovecot's `{PLAIN}<password>` in a passwd-file,
  * and a Redis ACL's `>password` (`user app on >… ~* +@all`, `ACL SETUSER app on >…`; `#<sha256>` is a hash).
  */
-const DAEMON_SECRETS = /(\bstats[ \t]+auth[ \t]+[^\s:]+:)([^\s"'`,;]+)|(\bcrypto[ \t]+isakmp[ \t]+key[ \t]+(?:[06][ \t]+)?)([^\s"'`,;]+)(?=[ \t]+(?:address|hostname)\b)|(\bpre-shared-key[ \t]+(?:(?:local|remote)[ \t]+)?(?:[06][ \t]+)?)([^\s"'`,;]+)|(\{(?:PLAIN|CLEARTEXT|CLEAR)\})([^\s:"'`,;]+)|((?:^|\n)[ \t]*(?:user|ACL[ \t]+SETUSER)[ \t]+\S+[ \t](?:[^\n>]*?[ \t])?>)([^\s"'`]+)/gi;
+const DAEMON_SECRETS = /(\bstats[ \t]+auth[ \t]+[^\s:]+:)([^\s"'`,;]+)|(\bcrypto[ \t]+isakmp[ \t]+key[ \t]+(?:[06][ \t]+)?)([^\s"'`,;]+)(?=[ \t]+(?:address|hostname)\b)|(\bpre-shared-key[ \t]+(?:(?:local|remote)[ \t]+)?(?:[06][ \t]+)?)(?!(?:ascii-text|hexadecimal|address|hostname)\b)([^\s"'`,;]+)|(\{(?:PLAIN|CLEARTEXT|CLEAR)\})([^\s:"'`,;]+)|((?:^|\n)[ \t]*(?:user|ACL[ \t]+SETUSER)[ \t]+\S+[ \t](?:[^\n>]*?[ \t])?>)([^\s"'`]+)/gi;
 
 function redactDaemonSecrets(text: string, mark: Marker): string {
   DAEMON_SECRETS.lastIndex = 0;
@@ -2163,7 +2163,7 @@ const SQL_PASSWORD = /(\b(?:identified[ \t]+(?:with[ \t]+['"`]?\w+['"`]?[ \t]+)?
  * A password hash in crypt(3)'s format (`$6$<salt>$<hash>` in /etc/shadow, htpasswd's `$apr1$`, bcrypt's `$2b$12$`,
  * `$argon2id$v=19$…`, yescrypt's `$y$`): whoever has one can try passwords against it offline.
  */
-const CRYPT_HASH = /\$(?:1|5|6|apr1|2[abxy]|y|gy|7|argon2(?:id|i|d))\$(?=[^\s$]{1,100}\$)[A-Za-z0-9./+=,$-]{20,}/g;
+const CRYPT_HASH = /\$(?:1|5|6|8|9|sha1|apr1|2[abxy]|y|gy|7|argon2(?:id|i|d))\$(?=[^\s$]{1,100}\$)[A-Za-z0-9./+=,$-]{20,}/g;
 
 /** Redis Sentinel's password line: `sentinel auth-pass <master> <password>`. */
 const SENTINEL_AUTH = /^([ \t]*sentinel[ \t]+auth-pass[ \t]+\S+[ \t]+)(\S+)/gm;
@@ -2841,6 +2841,106 @@ function boundColumns(sql: string): Map<number, string> {
   return out;
 }
 
+// ---- rule set 12 (set AN): network devices, home automation, embedded and IoT configuration
+
+/**
+ * A device's secret after its storage type, as IOS, NX-OS, ASA, Arista EOS and AOS-CX write them: `password 7 <type 7>`,
+ * `key 7 "<nx-os type 7>"`, `password 0 <plain>`, `key 6 <AES>`, `password ciphertext <base64>`, `pre-shared-key
+ * ascii-text "<psk>"`. (Types 5, 8 and 9 are crypt hashes: CRYPT_HASH.)
+ */
+const DEVICE_TYPED_SECRET = /\b((?:password|secret|key|key-string|authentication-key|pre-shared-key|md5) ([067]|plaintext|ciphertext|encrypted|ascii-text|hexadecimal) (["']?))([^\s"';]{4,})(?=["']?(?:[\s;]|$))/g;
+/** A placeholder where a device's value goes (`<psk>`, `{{ community }}`, `[key]`): documentation, not a value. */
+const devicePlaceholder = (v: string) => notALiteral(v) || /^[<{[(`]/.test(v);
+
+/** Every text DEVICE_TYPED_SECRET matches holds one of these: the keyword's last letter, a space, the type, a space. */
+const DEVICE_TYPED_NEEDS = ['d', 't', 'y', 'g', '5'].flatMap((end) => ['0', '6', '7', 'plaintext', 'ciphertext', 'encrypted', 'ascii-text', 'hexadecimal'].map((type) => `${end} ${type} `));
+
+function redactDeviceTypedSecrets(text: string, mark: Marker): string {
+  DEVICE_TYPED_SECRET.lastIndex = 0;
+  return text.replace(DEVICE_TYPED_SECRET, (all, head: string, type: string, q: string, v: string) => {
+    if (devicePlaceholder(v)) return all;
+    const ok =
+      type === '7'
+        ? /^\d{2}(?:[0-9A-Fa-f]{2}){2,}$/.test(v) || q !== '' || looksRandom(v, 8) // IOS's hex, NX-OS's quoted letters, EOS's base64
+        : type === '0' || type === 'plaintext' || type === 'ascii-text'
+          ? typedPassword(v) && !/[<>*|]/.test(v)
+          : looksRandom(v, 8) || /^[0-9A-Fa-f]{16,}$/.test(v);
+    return ok ? head + mark('secret', v) : all;
+  });
+}
+/** A key chain's `key-string <key>` (IOS), on its own line. */
+const KEY_STRING = /^([ \t]*key-string[ \t]+)(\S{4,})(?=[ \t]*\r?$)/gm;
+/** IOS's SNMP community: `snmp-server community <c> RO`, `snmp-server host <ip> [version 2c] <c>`; Junos's `community <c> {` with its `authorization`/`clients`, and `set snmp community <c>`. */
+const SNMP_COMMUNITY = /^([ \t]*snmp-server[ \t]+community[ \t]+)(\S+)|^([ \t]*snmp-server[ \t]+host[ \t]+\S+(?:[ \t]+vrf[ \t]+\S+)?(?:[ \t]+(?:informs|traps))?(?:[ \t]+version[ \t]+(?:1|2c|3[ \t]+(?:auth|noauth|priv)))?[ \t]+)([^\s]+)|^([ \t]*community[ \t]+)("?)([^\s";{]+)\6(?=[ \t]*\{[ \t]*\r?\n[ \t]*(?:authorization|clients|view)\b)|(\bset[ \t]+snmp[ \t]+community[ \t]+)("?)([^\s"]+)\9/gm;
+/** An IKE pre-shared key in an IOS keyring: `pre-shared-key address <peer> key <psk>` (`crypto isakmp key …`: DAEMON_SECRETS). */
+const KEYRING_PSK = /(\bpre-shared-key[ \t]+(?:address|hostname)[ \t]+\S+(?:[ \t]+\S+)?[ \t]+key[ \t]+(?:[06][ \t]+)?)(\S+)/g;
+/** Junos's reversible `$9$` encoding (no `$` after it: that is a crypt hash): anyone can decode it. */
+const JUNOS_9 = /(?<![\w$])\$9\$[A-Za-z0-9./-]{6,}(?![\w$])/g;
+/**
+ * A `set <name> <value>` command line (FortiOS, VyOS and EdgeOS, Zephyr's `settings set <path> <value>`), after a
+ * prompt or none, the value last on the line, its name (the path's last part) a secret's; FortiOS's `ENC ` prefix is
+ * skipped.
+ */
+const SET_COMMAND = /^((?:[^\n]{0,60}?[#>$][ \t]+)?[ \t]*(?:settings[ \t]+)?set[ \t]+(?:[\w.-]+[ \t]+){0,6}?)([\w./-]+)([ \t]+(?:ENC[ \t]+)?)(["']?)([^\s"']{4,})\4(?=[ \t]*;?[ \t]*\r?$)/gm;
+
+function redactKeyringPsks(text: string, mark: Marker): string {
+  KEYRING_PSK.lastIndex = 0;
+  return text.replace(KEYRING_PSK, (all, head: string, v: string) => (devicePlaceholder(v) || v.length < 4 ? all : head + mark('secret', v)));
+}
+
+function redactSnmpCommunity(text: string, mark: Marker): string {
+  SNMP_COMMUNITY.lastIndex = 0;
+  return text.replace(SNMP_COMMUNITY, (all, a1?: string, v1?: string, a2?: string, v2?: string, a3?: string, q3?: string, v3?: string, a4?: string, q4?: string, v4?: string) => {
+    const [head, q, v] = a1 !== undefined ? [a1, '', v1!] : a2 !== undefined ? [a2, '', v2!] : a3 !== undefined ? [a3, q3!, v3!] : [a4!, q4!, v4!];
+    // the defaults everyone knows, and the next keyword where no community was written
+    if (/^(?:public|private|version|informs|traps|vrf)$/i.test(v) || devicePlaceholder(v) || v.length < 4) return all;
+    return head + q + mark('secret', v) + q + all.slice(head.length + 2 * q.length + v.length);
+  });
+}
+
+function redactSetCommands(text: string, mark: Marker): string {
+  SET_COMMAND.lastIndex = 0;
+  return text.replace(SET_COMMAND, (all, head: string, path: string, gap: string, q: string, v: string) => {
+    const name = path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('.')) + 1);
+    const strength = nameStrength(name);
+    if (strength === 'none' || devicePlaceholder(v)) return all;
+    const encrypted = /ENC/.test(gap);
+    if (!(encrypted ? v.length >= 8 : strength === 'strong' ? typedPassword(v) || looksRandom(v, 8) : looksRandom(v, 12))) return all;
+    return head + path + gap + q + mark('secret', v) + q;
+  });
+}
+
+/** A secret's field whose value is an inline table or object holding it: TOML's `symmetric_key = { value = "…" }`, JSON's `"key": {"value": "…"}`. */
+const WRAPPED_VALUE = /([\w.-]+)(["']?[ \t]*[=:][ \t]*\{ ?["']?value["']?[ \t]*[=:][ \t]*)(["'])([^"'\n]{8,})\3/g;
+function redactWrappedValues(text: string, mark: Marker): string {
+  WRAPPED_VALUE.lastIndex = 0;
+  return text.replace(WRAPPED_VALUE, (all, name: string, mid: string, q: string, v: string) => {
+    const strength = nameStrength(name);
+    if (strength === 'none' || notALiteral(v) || !(looksRandom(v, 12) || (strength === 'strong' && typedPassword(v)))) return all;
+    return name + mid + q + mark('secret', v) + q;
+  });
+}
+
+/** A setter handed a literal: `client.set_password("…")`, `setApiKey('…')`, `with_token("…")`. */
+const SECRET_SETTER = /\b((?:set|with)_?(?:[Pp]assword|[Pp]asswd|[Pp]assphrase|[Ss]ecret|[Pp]sk|[Aa]pi_?[Kk]ey|[Aa]uth_?[Tt]oken|[Tt]oken)\([ \t]*["'])([^"'\n]{4,})(?=["'][ \t]*\))/g;
+/**
+ * A host, a user and a password as a call's first three literals (NAPALM's `driver("10.0.0.1", "admin", "…")`,
+ * ftplib's `FTP("ftp.example.com", "user", "…")`, `pymysql.connect("localhost", "app", "…")`).
+ */
+const HOST_USER_PASSWORD = /(\([ \t]*(["'])(?:(?:\d{1,3}\.){3}\d{1,3}|localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\2[ \t]*,[ \t]*(["'])([\w.@\\-]{1,64})\3[ \t]*,[ \t]*)(["'])([^"'\s\\]{4,128})\5/g;
+function redactHostUserPassword(text: string, mark: Marker): string {
+  HOST_USER_PASSWORD.lastIndex = 0;
+  return text.replace(HOST_USER_PASSWORD, (all, head: string, _q1: string, _q2: string, user: string, q: string, v: string) =>
+    v === user || notALiteral(v) || UUID.test(v) || !(typedPassword(v) || looksRandom(v, 12)) ? all : head + q + mark('secret', v) + q);
+}
+
+/** A base64 text that holds a PEM private key or an OpenVPN static key after a header of its own (pfSense's `<tls>`): the `-----BEGIN` inside at any alignment. */
+const B64_WITH_PEM = /[A-Za-z0-9+/]{8,}(?:LS0tLS1CRUdJTi|0tLS0tQkVHSU4g|tLS0tLUJFR0lO)[A-Za-z0-9+/]{40,}={0,2}/g;
+function redactBase64Pem(text: string, mark: Marker): string {
+  B64_WITH_PEM.lastIndex = 0;
+  return text.replace(B64_WITH_PEM, (all) => (decodes(all.slice(0, all.length - (all.length % 4)), /-----BEGIN [A-Z ]{0,40}(?:PRIVATE KEY|OpenVPN Static key)/) ? mark('private_key', all) : all));
+}
+
 export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'private_key', pattern: PEM, trigger: /-(?=-{3,4} ?BEGIN [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED))/, needs: ['PRIVATE KEY', 'NKEY SEED'] },
   // Behind the words that name them (one rule, so one set of string searches): a trigger on a WIF key's shape alone,
@@ -2848,6 +2948,17 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'private_key', apply: redactWalletSecrets, trigger: /(?:[Mm]nemonic|MNEMONIC|[Pp]hrase|PHRASE)[\w-]*["']?[ \t]*[:=][ \t]*["'][a-z]+ [a-z]+|(?:privkey|WIF)[^\n]{0,200}[KL][1-9A-HJ-NP-Za-km-z]{51}/, needs: ['nemonic', 'NEMONIC', 'hrase', 'HRASE', 'privkey', 'WIF'] },
   { type: 'private_key', apply: redactPutty, trigger: /-(?<=Private-)(?:Lines|MAC|Hash)/, needs: ['Private-'] },
   { type: 'private_key', pattern: OPENVPN_STATIC_KEY, trigger: /-(?=----BEGIN OpenVPN Static key)/, needs: ['OpenVPN Static key'] },
+  { type: 'private_key', apply: redactBase64Pem, trigger: /0tLS0tQkVHSU4g|tLS0tLUJFR0lO|[A-Za-z0-9+/]LS0tLS1CRUdJTi/, needs: ['0tLS0tQkVHSU4g', 'tLS0tLUJFR0lO', 'LS0tLS1CRUdJTi'] },
+  // rule set 12 (set AN): network devices and embedded configuration
+  { type: 'secret', apply: redactDeviceTypedSecrets, trigger: /(?:password|secret|key|key-string|authentication-key|pre-shared-key|md5) (?:[067]|plaintext|ciphertext|encrypted|ascii-text|hexadecimal) /, needs: DEVICE_TYPED_NEEDS },
+  { type: 'secret', pattern: KEY_STRING, secretGroup: 2, keep: devicePlaceholder, trigger: /key-string[ \t]+\S/, needs: ['key-string'] },
+  { type: 'secret', apply: redactSnmpCommunity, trigger: /snmp-server[ \t]+(?:community|host)[ \t]|community[ \t]+\S+[ \t]*\{|set[ \t]+snmp[ \t]+community/, needs: ['snmp-server', 'community'] },
+  { type: 'secret', apply: redactKeyringPsks, trigger: /pre-shared-key[ \t]+(?:address|hostname)/, needs: ['pre-shared-key'] },
+  { type: 'secret', pattern: JUNOS_9, keep: (v) => v.length < 10, trigger: /\$9\$[A-Za-z0-9./-]{6}/, needs: ['$9$'] },
+  { type: 'secret', apply: redactSetCommands, trigger: /(?:^|[#>$] )[ \t]*(?:settings[ \t]+)?set[ \t]+[\w./-]/m, needs: ['set '] },
+  { type: 'secret', apply: redactWrappedValues, trigger: /\{ ?["']?value["']?[ \t]*[=:]/, needs: ['{value', '{ value', '{"value', "{'value", '{ "value', "{ 'value"] },
+  { type: 'secret', pattern: SECRET_SETTER, secretGroup: 2, keep: (v) => notALiteral(v) || !(typedPassword(v) || looksRandom(v, 12)), trigger: /(?:set|with)_?(?:[Pp]ass(?:word|wd|phrase)|[Ss]ecret|[Pp]sk|[Aa]pi_?[Kk]ey|[Aa]uth_?[Tt]oken|[Tt]oken)\(/, needs: ['assword(', 'asswd(', 'assphrase(', 'ecret(', 'sk(', 'Key(', 'key(', 'oken('] },
+  { type: 'secret', apply: redactHostUserPassword, trigger: /\([ \t]*["'][\w.-]+["'][ \t]*,[ \t]*["'][\w.@\\-]{1,64}["'][ \t]*,/, needs: ['("', "('"] },
   {
     type: 'private_key',
     apply: (text, mark) => {
@@ -2952,7 +3063,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   {
     type: 'password_hash',
     pattern: CRYPT_HASH,
-    trigger: /\$(?:1|5|6|apr1|2[abxy]|y|gy|7|argon2(?:id|i|d))\$[^\s$]{1,100}\$[A-Za-z0-9./+=,$-]{8}/,
+    trigger: /\$(?:1|5|6|8|9|sha1|apr1|2[abxy]|y|gy|7|argon2(?:id|i|d))\$[^\s$]{1,100}\$[A-Za-z0-9./+=,$-]{8}/,
     // a literal, not the one scan: a trigger starting with `$` would stop that scan at every `$` of shell and templates
     needs: ['$'],
   },

@@ -648,6 +648,58 @@ test('rule set 11 (set AJ): secrets in logs and debug output (stack traces, clie
   ]);
 });
 
+test('rule set 12 (set AN): secrets in network devices, home automation, embedded and IoT configuration', () => {
+  const r = new Redactor();
+  assertHidden(r, [
+    // a device's secret after its storage type: IOS type 7 hex, NX-OS's quoted type 7, EOS's base64, type 0, AOS-CX's ciphertext
+    ['radius server ISE\n key 7 11777DEEC0511FF3A943ACF6BFAD08\n!', '11777DEEC0511FF3A943ACF6BFAD08'],
+    ['tacacs-server host 10.1.1.10 key 7 "hVJhBONZZyVV"', 'hVJhBONZZyVV'],
+    ['neighbor 10.0.0.2 password 7 Qm7Zt2LkW9pRx4Vn7Jc1Hw==', 'Qm7Zt2LkW9pRx4Vn7Jc1Hw=='],
+    ['username ops privilege 15 password 0 Winter2025!', 'Winter2025!'],
+    ['user admin group administrators password ciphertext AQBapU2D+5MmOgGt3tNktkqpjgxEhZQ8VN3vfYGm==', 'AQBapU2D+5MmOgGt3tNktkqpjgxEhZQ8VN3vfYGm=='],
+    // Cisco's type 8 (PBKDF2) and type 9 (scrypt) hashes, Junos's reversible $9$
+    ['username netadmin privilege 15 secret 8 $8$NGVxUx5CMeRNEu$iGgKP1M9b0ODfvpNgDvFXhOJawOV5J0/E2QmKy5v8O3', '$8$NGVxUx5CMeRNEu$iGgKP1M9b0ODfvpNgDvFXhOJawOV5J0/E2QmKy5v8O3'],
+    ['enable secret 9 $9$nhEmQVczB7dqsO$X.HsgL6x1il0RxkOSSvyQYwucySCt7qFm4v7pqCxkKM', '$9$nhEmQVczB7dqsO$X.HsgL6x1il0RxkOSSvyQYwucySCt7qFm4v7pqCxkKM'],
+    ['set protocols bgp group T neighbor 203.0.113.1 authentication-key "$9$b.UswG63TelA2BjREseKggFrX72E1a2LFvp/-LZ-C6"', '$9$b.UswG63TelA2BjREseKggFrX72E1a2LFvp/-LZ-C6'],
+    // a key chain's key-string, SNMP communities, IKE pre-shared keys
+    ['key chain EIGRP\n key 1\n  key-string 2I0ZbJSxKvx2oGXq\n', '2I0ZbJSxKvx2oGXq'],
+    ['snmp-server host 10.50.0.20 version 2c noc6j5c217hy  bgp config', 'noc6j5c217hy'],
+    ['snmp-server community Zq8Lm2Kx RO 10', 'Zq8Lm2Kx'],
+    ['community grafanaa6pcehywkw {\n    authorization read-only;\n}', 'grafanaa6pcehywkw'],
+    ['crypto isakmp key Tq8Lm2Zk9Wx4 address 198.51.100.7', 'Tq8Lm2Zk9Wx4'],
+    ['crypto keyring BRANCH\n pre-shared-key address 198.51.100.7 key Tq8Lm2Zk9Wx4', 'Tq8Lm2Zk9Wx4'],
+    ['pre-shared-key ascii-text "Kx9!mQ2vLp4Zt"; ## SECRET-DATA', 'Kx9!mQ2vLp4Zt'],
+    // `set <name> <value>` lines (FortiOS, its ENC form, Zephyr's settings shell)
+    ['FGT60F (jvisser) # set passwd Onuvvp02%ayu', 'Onuvvp02%ayu'],
+    ['        set password ENC SH25Lhp3AjtYinM4Tw+2xH+8aJOUqOAUdkxlqiw/Na8C+cu/y6rMedgUZxojj7=', 'SH25Lhp3AjtYinM4Tw+2xH+8aJOUqOAUdkxlqiw/Na8C+cu/y6rMedgUZxojj7='],
+    ['uart:~$ settings set golioth/psk VROIBkSlWyQ7HMsFyYF5wwgoldejL0Cs', 'VROIBkSlWyQ7HMsFyYF5wwgoldejL0Cs'],
+    // a secret wrapped in `{ value = … }`, a setter's literal, a host, a user and a password as a call's first literals
+    ['symmetric_key = { value = "+nMY/oWcIqeL1m77jXQhhTqPUpMJNxkCkIRMTXaoJLI=" }', '+nMY/oWcIqeL1m77jXQhhTqPUpMJNxkCkIRMTXaoJLI='],
+    ['    client.set_password("Thunderbiscuit84")', 'Thunderbiscuit84'],
+    ['with driver("10.0.0.21", "automation", "Qcnvxu63%tey", optional_args={"port": 830}) as device:', 'Qcnvxu63%tey'],
+    ['ftp = FTP("ftp.example.com", "deploy", "Kx9!mQ2vLp")', 'Kx9!mQ2vLp'],
+    // a base64 text holding an OpenVPN static key after a comment of its own (pfSense's <tls>)
+    [`<tls>${Buffer.from('#\n# 2048 bit OpenVPN static key\n#\n-----BEGIN OpenVPN Static key V1-----\n31893cfc614552ee3f45984f768064eb\n22547b8eb5e151427cf054afd81b98c1\n-----END OpenVPN Static key V1-----\n').toString('base64')}</tls>`, Buffer.from('#\n# 2048 bit OpenVPN static key\n#\n-----BEGIN OpenVPN Static key V1-----\n31893cfc614552ee3f45984f768064eb\n22547b8eb5e151427cf054afd81b98c1\n-----END OpenVPN Static key V1-----\n').toString('base64')],
+  ]);
+  // What only looks like them stays: prose and docs about keys, placeholders, the SNMP defaults, calls that are no login
+  for (const kept of [
+    '\t<S-F6>\t\tshifted function key 6\t\t*<S-F6>*',
+    '// Number key 9 chooses third shift level when pressed in isolation.',
+    'press key 7 to continue',
+    ' * `key 7 "<nx-os type 7>"`, `password 0 <plain>`, `crypto isakmp key <psk> address <peer>`',
+    'snmp-server community public RO',
+    'snmp-server community {{ snmp_ro }} RO',
+    'community TRANSIT {\n    members 64500:100;\n}',
+    'FGT60F (jvisser) # set type password',
+    'set -o pipefail',
+    'let verData = yield this.vsoClient.getVersioningData("7.2-preview.1", "Alert", "e21b4630-b7d2-4031-99e3-3ad328cc4a7f", routeValues);',
+    ':call libcallnr("libc.so", "printf", "Hello World!\\n")',
+    'dataSource.setPassword(password);',
+    'symmetric_key = { value = "${DPS_KEY}" }',
+    'authentication-method pre-shared-keys;',
+  ]) assert.equal(r.redact(kept), kept, kept);
+});
+
 test('rule set 11 (set AL): secrets in infrastructure state and deployment outputs', () => {
   const r = new Redactor();
   assertHidden(r, [

@@ -1,7 +1,7 @@
 // Redaction benchmark, every figure next to the baseline (the rule set before version 2, kept
 // below as BaselineRedactor) measured in the same run:
 //   held-out   credentials caught of test/fixtures/redaction/holdout-credentials.jsonl (set D),
-//              holdout-credentials-h.jsonl (set H), -l.jsonl (set L), -p.jsonl (set P), -r.jsonl (set R), -t.jsonl (set T), -v.jsonl (set V), -x.jsonl (set X), -ac.jsonl (set AC), -ae.jsonl (set AE), -ag.jsonl (set AG), -ai.jsonl (set AI), -ak.jsonl (set AK) and -am.jsonl (set AM): formats no rule
+//              holdout-credentials-h.jsonl (set H), -l.jsonl (set L), -p.jsonl (set P), -r.jsonl (set R), -t.jsonl (set T), -v.jsonl (set V), -x.jsonl (set X), -ac.jsonl (set AC), -ae.jsonl (set AE), -ag.jsonl (set AG), -ai.jsonl (set AI), -ak.jsonl (set AK), -am.jsonl (set AM) and -ao.jsonl (set AO): formats no rule
 //              was written for, the estimate for unseen ones (never tune on them)
 //   corpus     credentials caught / missed (test/fixtures/redaction/credentials.jsonl, one format a
 //              line) and false positives on real code and tool output (test/fixtures/redaction/clean/,
@@ -144,6 +144,7 @@ const holdouts = [
   ['AI', readCredentials('holdout-credentials-ai.jsonl')],
   ['AK', readCredentials('holdout-credentials-ak.jsonl')],
   ['AM', readCredentials('holdout-credentials-am.jsonl')],
+  ['AO', readCredentials('holdout-credentials-ao.jsonl')],
 ];
 const cleanDir = join(fixtures, 'clean');
 const clean = readdirSync(cleanDir).sort().map((f) => ({ file: f, text: readFileSync(join(cleanDir, f), 'utf8') }));

@@ -121,6 +121,8 @@ const PLACEHOLDER = new RegExp(
 );
 /** `your-api-key`, `<YOUR_TOKEN>`, `INSERT_KEY_HERE`, `enter your password`. */
 const PLACEHOLDER_WORDS = /^(?:your|enter|insert|paste|replace)[-_ .]?(?:own[-_ ])?(?:[a-z]+[-_ ]?){0,4}$|[-_ ](?:here|goes[-_ ]here)$/i;
+/** A note in parentheses where the value would be: `(omitted)`, `(temporary, expires in 1h)` (lower case: `(Xk9…)` stays a value). */
+const PAREN_NOTE = /^\((?:[a-z]+|[a-z][\w,.;' -]*\s[\w,.;' -]*)\)$/;
 /** References to where a secret lives, not the secret: env lookups, vault paths, ARNs, files. */
 const REFERENCE = /^(?:process\.env\b|os\.environ\b|os\.getenv\b|import\.meta\.env\b|System\.getenv\b|Environment\.GetEnvironmentVariable\b|ENV\[|env\(|getenv\(|secrets\.|vault:|arn:aws:|file:|env:|keyring:|op:\/\/|awssm:|gcpsm:|azkv:|\/run\/secrets\/|\/var\/run\/secrets\/|sm:\/\/)/;
 /** Interpolation inside a literal: `"Bearer ${token}"`, `f"{key}"`, `"{{ x }}"`. */
@@ -198,7 +200,7 @@ const ENCODED_VALUE = /^\{(?:xor|aes|hash|enc|S?SHA\d{0,3}|S?MD5|CRYPT|PBKDF2[\w
 
 function notALiteral(v: string): boolean {
   if (ENCODED_VALUE.test(v)) return false;
-  return VERSION.test(v) || PLACEHOLDER.test(v) || PLACEHOLDER_CHAIN.test(v) || PLACEHOLDER_WORDS.test(v) || REFERENCE.test(v) || INTERPOLATION.test(v) || v.includes(MARKER_PREFIX) || /\*{4,}|•{3,}/.test(v);
+  return VERSION.test(v) || PLACEHOLDER.test(v) || PAREN_NOTE.test(v) || PLACEHOLDER_CHAIN.test(v) || PLACEHOLDER_WORDS.test(v) || REFERENCE.test(v) || INTERPOLATION.test(v) || v.includes(MARKER_PREFIX) || /\*{4,}|•{3,}/.test(v);
 }
 
 /** A value that is hard to take for prose: a digit, a symbol or mixed case, and 6 characters or more. */
@@ -1642,6 +1644,8 @@ function redactAuthorization(text: string, mark: Marker): string {
       if (cred.includes(MARKER_PREFIX) || notALiteral(cred) || cred.length < 8 || cred.startsWith('--')) return all;
       // (nor a parameter's name, its quoted value next: `'WSSE profile="UsernameToken"'`; a base64 credential has capitals)
       if (/^[a-z]+(?:-[a-z]+)*=$/.test(cred)) return all;
+      // (nor code building the header: `Authorization = new AuthenticationHeaderValue("Basic", …)`, a call)
+      if (/^(?:new|await|this)$/.test(scheme) || /\($/.test(cred)) return all;
       // After a blank alone, the words may be prose (`Authorization 'Basic authentication failed'`).
       if (!/[:=,]/.test(head) && !(isBase64Credentials(cred) || looksRandom(cred, 16) || secretLike(cred))) return all;
       // Rails' `Authorization: Token token=<v>` (PagerDuty): the label stays.
@@ -2941,6 +2945,23 @@ function redactBase64Pem(text: string, mark: Marker): string {
   return text.replace(B64_WITH_PEM, (all) => (decodes(all.slice(0, all.length - (all.length % 4)), /-----BEGIN [A-Z ]{0,40}(?:PRIVATE KEY|OpenVPN Static key)/) ? mark('private_key', all) : all));
 }
 
+// ---- rule set 12 (set AP): vendors' SDK clients
+
+/**
+ * A client built with a generated literal as its first argument (`messagebird.New("…")`, `analytics.NewWithConfig("…",
+ * …)`, `Logtail::LogDevices::HTTP.new(\n "…")`, `new RequestValidator("…")`): an SDK's key. Hex alone (ids and digests
+ * look the same) only when the callee says it takes a key (a validator, an auth, a client of an API).
+ */
+const SDK_CONSTRUCTOR = /((?:\bnew[ \t]+([A-Z][\w.]*)|\b([A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*(?:\.|::)(?:New\w*|new|create\w*Client|connect|Connect)))\(\s*(["']))([A-Za-z0-9_-]{20,128})(?=["'])/g;
+function redactSdkConstructors(text: string, mark: Marker): string {
+  SDK_CONSTRUCTOR.lastIndex = 0;
+  return text.replace(SDK_CONSTRUCTOR, (all, head: string, cls: string | undefined, callee: string | undefined, _q: string, v: string) => {
+    if (UUID.test(v) || notALiteral(v) || !looksRandom(v, 20)) return all;
+    if (/^[0-9a-fA-F]+$/.test(v) && !/(?:Validator|Auth|Token|Secret|Key|Client|Api|API|Sdk|SDK)/.test(cls ?? callee ?? '')) return all;
+    return head + mark('secret', v);
+  });
+}
+
 export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'private_key', pattern: PEM, trigger: /-(?=-{3,4} ?BEGIN [A-Z0-9 _-]{0,40}(?:PRIVATE KEY|NKEY SEED))/, needs: ['PRIVATE KEY', 'NKEY SEED'] },
   // Behind the words that name them (one rule, so one set of string searches): a trigger on a WIF key's shape alone,
@@ -2949,6 +2970,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'private_key', apply: redactPutty, trigger: /-(?<=Private-)(?:Lines|MAC|Hash)/, needs: ['Private-'] },
   { type: 'private_key', pattern: OPENVPN_STATIC_KEY, trigger: /-(?=----BEGIN OpenVPN Static key)/, needs: ['OpenVPN Static key'] },
   { type: 'private_key', apply: redactBase64Pem, trigger: /0tLS0tQkVHSU4g|tLS0tLUJFR0lO|[A-Za-z0-9+/]LS0tLS1CRUdJTi/, needs: ['0tLS0tQkVHSU4g', 'tLS0tLUJFR0lO', 'LS0tLS1CRUdJTi'] },
+  { type: 'secret', apply: redactSdkConstructors, trigger: /(?:new[ \t]+[A-Z][\w.]*|(?:\.|::)(?:New\w*|new|create\w*Client|connect|Connect))\(\s*["'][A-Za-z0-9_-]{20}/, needs: ['new ', 'new\t', '.New', '.new', '::New', '::new', 'Client(', 'onnect('] },
   // rule set 12 (set AN): network devices and embedded configuration
   { type: 'secret', apply: redactDeviceTypedSecrets, trigger: /(?:password|secret|key|key-string|authentication-key|pre-shared-key|md5) (?:[067]|plaintext|ciphertext|encrypted|ascii-text|hexadecimal) /, needs: DEVICE_TYPED_NEEDS },
   { type: 'secret', pattern: KEY_STRING, secretGroup: 2, keep: devicePlaceholder, trigger: /key-string[ \t]+\S/, needs: ['key-string'] },

@@ -678,6 +678,12 @@ test('rule set 12 (set AN): secrets in network devices, home automation, embedde
     ['    client.set_password("Thunderbiscuit84")', 'Thunderbiscuit84'],
     ['with driver("10.0.0.21", "automation", "Qcnvxu63%tey", optional_args={"port": 830}) as device:', 'Qcnvxu63%tey'],
     ['ftp = FTP("ftp.example.com", "deploy", "Kx9!mQ2vLp")', 'Kx9!mQ2vLp'],
+    // (set AP) an SDK's client built with a generated literal: its key
+    ['var mb = messagebird.New("QzOpLK5x9w0E4biTcvAS4n4dU")', 'QzOpLK5x9w0E4biTcvAS4n4dU'],
+    ['Client, err = analytics.NewWithConfig("GDOHM6rIz5PEGNr6Df0PCSJaqSIz3B0e", analytics.Config{', 'GDOHM6rIz5PEGNr6Df0PCSJaqSIz3B0e'],
+    ['  http_device = Logtail::LogDevices::HTTP.new(\n    "xJmNVVMR17bZJysgEzaAgTmw",\n    ingesting_host: "s1.example.com",\n  )', 'xJmNVVMR17bZJysgEzaAgTmw'],
+    ['            new RequestValidator("9f9a0c55ff296babca6b590a07f6b75a");', '9f9a0c55ff296babca6b590a07f6b75a'],
+    ['"secretAccessKey": "(Xk9mQ2vLp4Zt8Rw3)"', '(Xk9mQ2vLp4Zt8Rw3)'],
     // a base64 text holding an OpenVPN static key after a comment of its own (pfSense's <tls>)
     [`<tls>${Buffer.from('#\n# 2048 bit OpenVPN static key\n#\n-----BEGIN OpenVPN Static key V1-----\n31893cfc614552ee3f45984f768064eb\n22547b8eb5e151427cf054afd81b98c1\n-----END OpenVPN Static key V1-----\n').toString('base64')}</tls>`, Buffer.from('#\n# 2048 bit OpenVPN static key\n#\n-----BEGIN OpenVPN Static key V1-----\n31893cfc614552ee3f45984f768064eb\n22547b8eb5e151427cf054afd81b98c1\n-----END OpenVPN Static key V1-----\n').toString('base64')],
   ]);
@@ -697,6 +703,11 @@ test('rule set 12 (set AN): secrets in network devices, home automation, embedde
     'dataSource.setPassword(password);',
     'symmetric_key = { value = "${DPS_KEY}" }',
     'authentication-method pre-shared-keys;',
+    'const id = new ObjectId("507f1f77bcf86cd799439011aa");',
+    'const commit = repo.New("9fceb02d0ae598e95dc970b74767f19372d61af8");',
+    'const e = new Error("connection_refused_while_reading_the_socket");',
+    '        _http.DefaultRequestHeaders.Authorization = new AuthenticationHeaderValue("Basic", Convert.ToBase64String(raw));',
+    '{"accessKeyId":"(omitted)","secretAccessKey":"(temporary, expires in 1h)","sessionToken":"(omitted)"}',
   ]) assert.equal(r.redact(kept), kept, kept);
 });
 

@@ -66,6 +66,16 @@ const KNOWN_MISSES = new Set([
  * of the password beside it is a password's hash.
  */
 const ALSO_HIDDEN = new Map<string, readonly string[]>([
+  // a Stripe publishable key is redacted like the secret beside it (the `pk_` family, as the corpus's `dart const`)
+  ['stripe secret key beside publishable key in django settings (set AP)', ['pk_live_[A-Za-z0-9]+']],
+  // (set AP) values its writer put beside the secret that the rules hide too: a default password in a URL, Twilio's
+  // `SK…` key SID (gitleaks' twilio rule), an AWS access key id, a Statsig client key, a named `*_API_KEY`
+  ['resend api key in nextjs .env.local (set AP)', ['(?<=postgres:)postgres(?=@)']],
+  ['twilio cli config.json api secret (set AP)', ['SK[0-9a-f]{32}']],
+  ['amazon ses smtp password in rails production.rb (set AP)', ['AKIA[0-9A-Z]{16}']],
+  ['mapbox secret token in curl uploads api (set AP)', ['ASIA[0-9A-Z]{16}']],
+  ['statsig server secret in nextjs route handler (typescript) (set AP)', ['client-[A-Za-z0-9]{43}']],
+  ['amplitude secret key in export api curl (set AP)', ['(?<=AMPLITUDE_API_KEY=)[0-9a-f]{32}']],
   ['claude code Write tool_use with escaped k8s secret yaml', ['AcmeECOM']],
   ['claude code kubectl get secret -o yaml base64 db password', ['(?<=DB_NAME: )bGVkZ2Vy', 'bGVkZ2VyX2FwcA==']],
   ['argo cd declarative repository secret github fine-grained pat', ['(?<=  type: )git', '(?<=  url: )https://github\\.com/acme/platform-charts', '(?<=  username: )acme-argocd-bot', '(?<=  project: )platform']],

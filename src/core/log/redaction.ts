@@ -2915,7 +2915,7 @@ function redactSetCommands(text: string, mark: Marker): string {
 }
 
 /** A secret's field whose value is an inline table or object holding it: TOML's `symmetric_key = { value = "…" }`, JSON's `"key": {"value": "…"}`. */
-const WRAPPED_VALUE = /([\w.-]+)(["']?[ \t]*[=:][ \t]*\{ ?["']?value["']?[ \t]*[=:][ \t]*)(["'])([^"'\n]{8,})\3/g;
+const WRAPPED_VALUE = /(?<![\w.-])([\w.-]{1,100})(["']?[ \t]*[=:][ \t]*\{ ?["']?value["']?[ \t]*[=:][ \t]*)(["'])([^"'\n]{8,})\3/g;
 function redactWrappedValues(text: string, mark: Marker): string {
   WRAPPED_VALUE.lastIndex = 0;
   return text.replace(WRAPPED_VALUE, (all, name: string, mid: string, q: string, v: string) => {
@@ -2939,7 +2939,7 @@ function redactHostUserPassword(text: string, mark: Marker): string {
 }
 
 /** A base64 text that holds a PEM private key or an OpenVPN static key after a header of its own (pfSense's `<tls>`): the `-----BEGIN` inside at any alignment. */
-const B64_WITH_PEM = /[A-Za-z0-9+/]{8,}(?:LS0tLS1CRUdJTi|0tLS0tQkVHSU4g|tLS0tLUJFR0lO)[A-Za-z0-9+/]{40,}={0,2}/g;
+const B64_WITH_PEM = /(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{8,}(?:LS0tLS1CRUdJTi|0tLS0tQkVHSU4g|tLS0tLUJFR0lO)[A-Za-z0-9+/]{40,}={0,2}/g;
 function redactBase64Pem(text: string, mark: Marker): string {
   B64_WITH_PEM.lastIndex = 0;
   return text.replace(B64_WITH_PEM, (all) => (decodes(all.slice(0, all.length - (all.length % 4)), /-----BEGIN [A-Z ]{0,40}(?:PRIVATE KEY|OpenVPN Static key)/) ? mark('private_key', all) : all));

@@ -1248,6 +1248,13 @@ test('no input makes redaction slow: 200 KB of each shape that once took quadrat
     'setters': 'gh secret set '.repeat(n / 14),
     'setter words': 'gh secret set NAME ' + '--x '.repeat(n / 4),
     'open calls': 'jwt.sign("' + 'a1B2c3D4e5F6g7H8('.repeat(n / 17),
+    // rule set 12's: a long word after `{ value = "` (the name before `=` was tried at every letter of it), a long
+    // base64 run with a PEM's BEGIN in it, device lines and SDK calls
+    'wrapped values': '{ value = "' + 'x'.repeat(n),
+    'base64 with a BEGIN inside': 'a'.repeat(n / 2) + '0tLS0tQkVHSU4g' + 'b'.repeat(n / 2),
+    'set lines': 'set a '.repeat(n / 6),
+    'sdk chains': 'x.New'.repeat(n / 5),
+    'snmp hosts': 'snmp-server host ' + 'a '.repeat(n / 2),
     'call heads': 'a.b.c.d'.repeat(n / 7) + '("x',
     'hook paths': 'https://h/hooks/' + 'a1b2c3/'.repeat(n / 7),
     'printed credentials': 'vault print token\n'.repeat(n / 18),

@@ -2920,7 +2920,7 @@ function redactWrappedValues(text: string, mark: Marker): string {
   WRAPPED_VALUE.lastIndex = 0;
   return text.replace(WRAPPED_VALUE, (all, name: string, mid: string, q: string, v: string) => {
     const strength = nameStrength(name);
-    if (strength === 'none' || notALiteral(v) || !(looksRandom(v, 12) || (strength === 'strong' && typedPassword(v)))) return all;
+    if (strength === 'none' || notALiteral(v) || !(looksRandom(v, 12) || (strength === 'strong' && typedPassword(v) && !/\s/.test(v)))) return all;
     return name + mid + q + mark('secret', v) + q;
   });
 }
@@ -2979,7 +2979,7 @@ export const BUILTIN_RULES: readonly RedactionRule[] = [
   { type: 'secret', pattern: JUNOS_9, keep: (v) => v.length < 10, trigger: /\$9\$[A-Za-z0-9./-]{6}/, needs: ['$9$'] },
   { type: 'secret', apply: redactSetCommands, trigger: /(?:^|[#>$] )[ \t]*(?:settings[ \t]+)?set[ \t]+[\w./-]/m, needs: ['set '] },
   { type: 'secret', apply: redactWrappedValues, trigger: /\{ ?["']?value["']?[ \t]*[=:]/, needs: ['{value', '{ value', '{"value', "{'value", '{ "value', "{ 'value"] },
-  { type: 'secret', pattern: SECRET_SETTER, secretGroup: 2, keep: (v) => notALiteral(v) || !(typedPassword(v) || looksRandom(v, 12)), trigger: /(?:set|with)_?(?:[Pp]ass(?:word|wd|phrase)|[Ss]ecret|[Pp]sk|[Aa]pi_?[Kk]ey|[Aa]uth_?[Tt]oken|[Tt]oken)\(/, needs: ['assword(', 'asswd(', 'assphrase(', 'ecret(', 'sk(', 'Key(', 'key(', 'oken('] },
+  { type: 'secret', pattern: SECRET_SETTER, secretGroup: 2, keep: (v) => notALiteral(v) || /\s/.test(v) || !(typedPassword(v) || looksRandom(v, 12)), trigger: /(?:set|with)_?(?:[Pp]ass(?:word|wd|phrase)|[Ss]ecret|[Pp]sk|[Aa]pi_?[Kk]ey|[Aa]uth_?[Tt]oken|[Tt]oken)\(/, needs: ['assword(', 'asswd(', 'assphrase(', 'ecret(', 'sk(', 'Key(', 'key(', 'oken('] },
   { type: 'secret', apply: redactHostUserPassword, trigger: /\([ \t]*["'][\w.-]+["'][ \t]*,[ \t]*["'][\w.@\\-]{1,64}["'][ \t]*,/, needs: ['("', "('"] },
   {
     type: 'private_key',
